@@ -1,0 +1,30 @@
+/**
+ * Test support: where `../shared/` is, and whether tests that need it run.
+ * Without `../shared/` those suites skip with a visible message; with
+ * DLG_REQUIRE_SHARED=1 a missing `../shared/` is a failure instead.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const SHARED = process.env.DLG_SHARED_DIR ?? resolve(ROOT, '..', 'shared');
+export const HAVE_SHARED = existsSync(join(SHARED, 'SPEC.md'));
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
+
+if (!HAVE_SHARED) {
+  if (process.env.DLG_REQUIRE_SHARED === '1') {
+    throw new Error(`DLG_REQUIRE_SHARED=1 but ${SHARED} is missing: the conformance suites cannot run`);
+  }
+  console.warn(`[dlg-compact tests] ${SHARED} not found: suites that read ../shared/ are skipped`);
+}
+
+/** Path inside ../shared/. */
+export function shared(...parts: string[]): string {
+  return join(SHARED, ...parts);
+}
+
+/** Read a text file as UTF-8. */
+export function readText(path: string): string {
+  return readFileSync(path, 'utf8');
+}

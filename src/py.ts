@@ -1,0 +1,706 @@
+/**
+ * Python string and value semantics the port needs (SPEC §1): code-point lengths and slices,
+ * `str.strip`, `str.splitlines`, `repr`, `str`, float repr and `json.dumps`.
+ *
+ * JS strings are UTF-16; Python strings are sequences of code points. Every function here
+ * documents which unit it counts. A well-formed surrogate pair is one code point; a lone
+ * surrogate is one code point of its own (as in a Python string decoded from `"\ud800"`).
+ *
+ * Values accepted by {@link pyRepr}, {@link pyStr} and {@link pyDumps} ("JSON-like"): `null`,
+ * booleans, strings, numbers (JS `number`: a safe integer is a Python int — so `-0` prints
+ * `0` — and anything else, including NaN, ±Infinity and integral values beyond 2^53, is a
+ * Python float), `bigint` (int), `LosslessNumber` (int or float by its lexeme, as Python's
+ * `json.loads` decides), arrays (lists) and plain objects (dicts, iterated in
+ * {@link jsonKeys} order). Anything else throws `InvalidArgumentError`.
+ *
+ * Character tables (whitespace, line breaks, printable) were generated with CPython 3.11.7,
+ * whose Unicode database is 14.0.0, and are hard-coded: Node's own `\p{…}` tables follow a
+ * newer Unicode (17.0 in Node 20.20), under which about 10,000 more code points are assigned
+ * and would print raw where Python 3.11 escapes them. See scripts/gen-py-fixtures.py.
+ *
+ * Nothing here imports `node:` modules (the core runs in browsers).
+ */
+import { InvalidArgumentError } from './errors.js';
+import { isJsonObject, isLosslessNumber, jsonKeys, pyNumberKind } from './json.js';
+
+// ---------------------------------------------------------------------------------------------
+// Code points
+
+const SURROGATE = /[\ud800-\udfff]/;
+const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
+/**
+ * Python `len(s)`: the number of code points in `s` (a surrogate pair counts 1, a lone
+ * surrogate 1). Linear; O(1) extra work when `s` has no surrogates.
+ */
+export function cpLen(s: string): number {
+  if (!SURROGATE.test(s)) return s.length;
+  let pairs = 0;
+  PAIR.lastIndex = 0;
+  while (PAIR.exec(s) !== null) pairs++;
+  return s.length - pairs;
+}
+
+/**
+ * UTF-16 index of code point index `cp` in `s` (0 ≤ cp ≤ cpLen(s); larger values give
+ * `s.length`, negative values 0). Linear in `cp`.
+ */
+export function cpToUnitIndex(s: string, cp: number): number {
+  if (cp <= 0) return 0;
+  if (!SURROGATE.test(s)) return Math.min(cp, s.length);
+  let u = 0;
+  for (let n = 0; n < cp && u < s.length; n++) {
+    const c = s.charCodeAt(u);
+    if (c >= 0xd800 && c <= 0xdbff && u + 1 < s.length) {
+      const d = s.charCodeAt(u + 1);
+      u += d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+    } else {
+      u++;
+    }
+  }
+  return u;
+}
+
+/**
+ * Code point index of UTF-16 index `unit` in `s` (the number of code points that start before
+ * it; an index inside a surrogate pair counts the pair as started). Clamped to
+ * `[0, cpLen(s)]`. Linear in `unit`.
+ */
+export function unitToCpIndex(s: string, unit: number): number {
+  if (unit <= 0) return 0;
+  if (unit > s.length) unit = s.length;
+  if (!SURROGATE.test(s)) return unit;
+  let n = 0;
+  for (let u = 0; u < unit; n++) {
+    const c = s.charCodeAt(u);
+    if (c >= 0xd800 && c <= 0xdbff && u + 1 < s.length) {
+      const d = s.charCodeAt(u + 1);
+      u += d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+    } else {
+      u++;
+    }
+  }
+  return n;
+}
+
+/**
+ * Python slice `s[start:end]` with indexes in code points: negative indexes count from the
+ * end, out-of-range indexes are clamped, `end` omitted means the end, `start >= end` gives
+ * `''`. Never splits a surrogate pair. Linear.
+ */
+export function cpSlice(s: string, start: number, end?: number): string {
+  if (!SURROGATE.test(s)) {
+    const n = s.length;
+    let a = Math.trunc(start);
+    let b = end === undefined ? n : Math.trunc(end);
+    if (a < 0) a = Math.max(0, a + n);
+    if (b < 0) b = Math.max(0, b + n);
+    return a < b ? s.slice(a, Math.min(b, n)) : '';
+  }
+  const n = cpLen(s);
+  let a = Math.trunc(start);
+  let b = end === undefined ? n : Math.trunc(end);
+  if (a < 0) a = Math.max(0, a + n);
+  if (b < 0) b = Math.max(0, b + n);
+  if (a > n) a = n;
+  if (b > n) b = n;
+  if (a >= b) return '';
+  const ua = cpToUnitIndex(s, a);
+  let ub = ua;
+  for (let k = a; k < b; k++) {
+    const c = s.charCodeAt(ub);
+    if (c >= 0xd800 && c <= 0xdbff && ub + 1 < s.length) {
+      const d = s.charCodeAt(ub + 1);
+      ub += d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+    } else {
+      ub++;
+    }
+  }
+  return s.slice(ua, ub);
+}
+
+/**
+ * Compare two strings by code point, as Python compares `str` (JS `<` compares UTF-16 units,
+ * which puts astral characters before U+E000–U+FFFF). Returns a negative number, 0 or a
+ * positive number; usable as an `Array.prototype.sort` comparator.
+ */
+export function cpCompare(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  if (x < 0xd800 && y < 0xd800) return x - y;
+  // At least one surrogate: compare the whole code points that contain position i.
+  if (i > 0) {
+    const prev = a.charCodeAt(i - 1);
+    if (prev >= 0xd800 && prev <= 0xdbff) i--;
+  }
+  return (a.codePointAt(i) as number) - (b.codePointAt(i) as number);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whitespace, strip, splitlines
+
+// Every code point for which CPython 3.11's str.isspace() is true (all in the BMP).
+const PY_WHITESPACE = [
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
+  0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f,
+  0x205f, 0x3000,
+];
+const WS_SET = new Set(PY_WHITESPACE);
+
+/**
+ * Python `chr(cp).isspace()` (SPEC §1): ASCII whitespace, U+001C–U+001F, U+0085, U+00A0,
+ * U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. Not U+FEFF, not U+200B.
+ * Input: a code point number.
+ */
+export function isPyWhitespace(cp: number): boolean {
+  return cp <= 0x20 ? cp === 0x20 || (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1f) : WS_SET.has(cp);
+}
+
+function charSet(chars: string): Set<number> {
+  const set = new Set<number>();
+  for (const ch of chars) set.add(ch.codePointAt(0) as number);
+  return set;
+}
+
+function stripStart(s: string, set: Set<number> | null): number {
+  let i = 0;
+  while (i < s.length) {
+    const cp = s.codePointAt(i) as number;
+    if (!(set === null ? isPyWhitespace(cp) : set.has(cp))) break;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
+function stripEnd(s: string, from: number, set: Set<number> | null): number {
+  let j = s.length;
+  while (j > from) {
+    let cp = s.charCodeAt(j - 1);
+    let w = 1;
+    if (cp >= 0xdc00 && cp <= 0xdfff && j - 2 >= from) {
+      const hi = s.charCodeAt(j - 2);
+      if (hi >= 0xd800 && hi <= 0xdbff) {
+        cp = (hi - 0xd800) * 0x400 + (cp - 0xdc00) + 0x10000;
+        w = 2;
+      }
+    }
+    if (!(set === null ? isPyWhitespace(cp) : set.has(cp))) break;
+    j -= w;
+  }
+  return j;
+}
+
+function checkStr(fn: string, s: unknown): asserts s is string {
+  if (typeof s !== 'string') throw new InvalidArgumentError(`${fn}: expected a string, got ${describe(s)}`);
+}
+
+/**
+ * Python `s.strip(chars)`: remove leading and trailing code points that are Python whitespace
+ * ({@link isPyWhitespace}) when `chars` is omitted/null, else that occur in `chars` (compared
+ * by code point; `''` strips nothing). Throws `InvalidArgumentError` if `s` is not a string.
+ */
+export function pyStrip(s: string, chars?: string | null): string {
+  checkStr('pyStrip', s);
+  const set = chars == null ? null : charSet(chars);
+  const i = stripStart(s, set);
+  return s.slice(i, stripEnd(s, i, set));
+}
+
+/** Python `s.lstrip(chars)`; see {@link pyStrip}. */
+export function pyLstrip(s: string, chars?: string | null): string {
+  checkStr('pyLstrip', s);
+  return s.slice(stripStart(s, chars == null ? null : charSet(chars)));
+}
+
+/** Python `s.rstrip(chars)`; see {@link pyStrip}. */
+export function pyRstrip(s: string, chars?: string | null): string {
+  checkStr('pyRstrip', s);
+  return s.slice(0, stripEnd(s, 0, chars == null ? null : charSet(chars)));
+}
+
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
+
+/**
+ * Python `s.splitlines(keepends)` (SPEC §1): lines end at `\r\n` (one break), `\n`, `\r`,
+ * `\v`, `\f`, U+001C, U+001D, U+001E, U+0085, U+2028, U+2029. With `keepends` each line keeps
+ * its break. A final break does not start an empty line; `''` gives `[]`. Linear.
+ * Throws `InvalidArgumentError` if `s` is not a string.
+ */
+export function pySplitlines(s: string, keepends = false): string[] {
+  checkStr('pySplitlines', s);
+  const out: string[] = [];
+  const re = LINE_BREAK;
+  re.lastIndex = 0;
+  let start = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s)) !== null) {
+    const end = m.index + m[0].length;
+    out.push(s.slice(start, keepends ? end : m.index));
+    start = end;
+  }
+  if (start < s.length) out.push(s.slice(start));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printable characters and repr
+
+// Code point ranges (hex, inclusive) for which CPython 3.11.7 (Unicode 14.0.0)
+// str.isprintable() is false: categories Cc, Cf, Cs, Co, Cn, Zl, Zp, and Zs except U+0020.
+const NON_PRINTABLE_RANGES =
+  '0-1f,7f-a0,ad,378-379,380-383,38b,38d,3a2,530,557-558,58b-58c,590,5c8-5cf,5eb-5ee,5f5-605,61c,' +
+  '6dd,70e-70f,74b-74c,7b2-7bf,7fb-7fc,82e-82f,83f,85c-85d,85f,86b-86f,88f-897,8e2,984,98d-98e,' +
+  '991-992,9a9,9b1,9b3-9b5,9ba-9bb,9c5-9c6,9c9-9ca,9cf-9d6,9d8-9db,9de,9e4-9e5,9ff-a00,a04,a0b-a0e,' +
+  'a11-a12,a29,a31,a34,a37,a3a-a3b,a3d,a43-a46,a49-a4a,a4e-a50,a52-a58,a5d,a5f-a65,a77-a80,a84,a8e,' +
+  'a92,aa9,ab1,ab4,aba-abb,ac6,aca,ace-acf,ad1-adf,ae4-ae5,af2-af8,b00,b04,b0d-b0e,b11-b12,b29,b31,' +
+  'b34,b3a-b3b,b45-b46,b49-b4a,b4e-b54,b58-b5b,b5e,b64-b65,b78-b81,b84,b8b-b8d,b91,b96-b98,b9b,b9d,' +
+  'ba0-ba2,ba5-ba7,bab-bad,bba-bbd,bc3-bc5,bc9,bce-bcf,bd1-bd6,bd8-be5,bfb-bff,c0d,c11,c29,c3a-c3b,' +
+  'c45,c49,c4e-c54,c57,c5b-c5c,c5e-c5f,c64-c65,c70-c76,c8d,c91,ca9,cb4,cba-cbb,cc5,cc9,cce-cd4,' +
+  'cd7-cdc,cdf,ce4-ce5,cf0,cf3-cff,d0d,d11,d45,d49,d50-d53,d64-d65,d80,d84,d97-d99,db2,dbc,dbe-dbf,' +
+  'dc7-dc9,dcb-dce,dd5,dd7,de0-de5,df0-df1,df5-e00,e3b-e3e,e5c-e80,e83,e85,e8b,ea4,ea6,ebe-ebf,ec5,' +
+  'ec7,ece-ecf,eda-edb,ee0-eff,f48,f6d-f70,f98,fbd,fcd,fdb-fff,10c6,10c8-10cc,10ce-10cf,1249,' +
+  '124e-124f,1257,1259,125e-125f,1289,128e-128f,12b1,12b6-12b7,12bf,12c1,12c6-12c7,12d7,1311,' +
+  '1316-1317,135b-135c,137d-137f,139a-139f,13f6-13f7,13fe-13ff,1680,169d-169f,16f9-16ff,1716-171e,' +
+  '1737-173f,1754-175f,176d,1771,1774-177f,17de-17df,17ea-17ef,17fa-17ff,180e,181a-181f,1879-187f,' +
+  '18ab-18af,18f6-18ff,191f,192c-192f,193c-193f,1941-1943,196e-196f,1975-197f,19ac-19af,19ca-19cf,' +
+  '19db-19dd,1a1c-1a1d,1a5f,1a7d-1a7e,1a8a-1a8f,1a9a-1a9f,1aae-1aaf,1acf-1aff,1b4d-1b4f,1b7f,' +
+  '1bf4-1bfb,1c38-1c3a,1c4a-1c4c,1c89-1c8f,1cbb-1cbc,1cc8-1ccf,1cfb-1cff,1f16-1f17,1f1e-1f1f,' +
+  '1f46-1f47,1f4e-1f4f,1f58,1f5a,1f5c,1f5e,1f7e-1f7f,1fb5,1fc5,1fd4-1fd5,1fdc,1ff0-1ff1,1ff5,' +
+  '1fff-200f,2028-202f,205f-206f,2072-2073,208f,209d-209f,20c1-20cf,20f1-20ff,218c-218f,2427-243f,' +
+  '244b-245f,2b74-2b75,2b96,2cf4-2cf8,2d26,2d28-2d2c,2d2e-2d2f,2d68-2d6e,2d71-2d7e,2d97-2d9f,2da7,' +
+  '2daf,2db7,2dbf,2dc7,2dcf,2dd7,2ddf,2e5e-2e7f,2e9a,2ef4-2eff,2fd6-2fef,2ffc-3000,3040,3097-3098,' +
+  '3100-3104,3130,318f,31e4-31ef,321f,a48d-a48f,a4c7-a4cf,a62c-a63f,a6f8-a6ff,a7cb-a7cf,a7d2,a7d4,' +
+  'a7da-a7f1,a82d-a82f,a83a-a83f,a878-a87f,a8c6-a8cd,a8da-a8df,a954-a95e,a97d-a97f,a9ce,a9da-a9dd,' +
+  'a9ff,aa37-aa3f,aa4e-aa4f,aa5a-aa5b,aac3-aada,aaf7-ab00,ab07-ab08,ab0f-ab10,ab17-ab1f,ab27,ab2f,' +
+  'ab6c-ab6f,abee-abef,abfa-abff,d7a4-d7af,d7c7-d7ca,d7fc-f8ff,fa6e-fa6f,fada-faff,fb07-fb12,' +
+  'fb18-fb1c,fb37,fb3d,fb3f,fb42,fb45,fbc3-fbd2,fd90-fd91,fdc8-fdce,fdd0-fdef,fe1a-fe1f,fe53,fe67,' +
+  'fe6c-fe6f,fe75,fefd-ff00,ffbf-ffc1,ffc8-ffc9,ffd0-ffd1,ffd8-ffd9,ffdd-ffdf,ffe7,ffef-fffb,' +
+  'fffe-ffff,1000c,10027,1003b,1003e,1004e-1004f,1005e-1007f,100fb-100ff,10103-10106,10134-10136,' +
+  '1018f,1019d-1019f,101a1-101cf,101fe-1027f,1029d-1029f,102d1-102df,102fc-102ff,10324-1032c,' +
+  '1034b-1034f,1037b-1037f,1039e,103c4-103c7,103d6-103ff,1049e-1049f,104aa-104af,104d4-104d7,' +
+  '104fc-104ff,10528-1052f,10564-1056e,1057b,1058b,10593,10596,105a2,105b2,105ba,105bd-105ff,' +
+  '10737-1073f,10756-1075f,10768-1077f,10786,107b1,107bb-107ff,10806-10807,10809,10836,10839-1083b,' +
+  '1083d-1083e,10856,1089f-108a6,108b0-108df,108f3,108f6-108fa,1091c-1091e,1093a-1093e,10940-1097f,' +
+  '109b8-109bb,109d0-109d1,10a04,10a07-10a0b,10a14,10a18,10a36-10a37,10a3b-10a3e,10a49-10a4f,' +
+  '10a59-10a5f,10aa0-10abf,10ae7-10aea,10af7-10aff,10b36-10b38,10b56-10b57,10b73-10b77,10b92-10b98,' +
+  '10b9d-10ba8,10bb0-10bff,10c49-10c7f,10cb3-10cbf,10cf3-10cf9,10d28-10d2f,10d3a-10e5f,10e7f,10eaa,' +
+  '10eae-10eaf,10eb2-10eff,10f28-10f2f,10f5a-10f6f,10f8a-10faf,10fcc-10fdf,10ff7-10fff,1104e-11051,' +
+  '11076-1107e,110bd,110c3-110cf,110e9-110ef,110fa-110ff,11135,11148-1114f,11177-1117f,111e0,' +
+  '111f5-111ff,11212,1123f-1127f,11287,11289,1128e,1129e,112aa-112af,112eb-112ef,112fa-112ff,11304,' +
+  '1130d-1130e,11311-11312,11329,11331,11334,1133a,11345-11346,11349-1134a,1134e-1134f,11351-11356,' +
+  '11358-1135c,11364-11365,1136d-1136f,11375-113ff,1145c,11462-1147f,114c8-114cf,114da-1157f,' +
+  '115b6-115b7,115de-115ff,11645-1164f,1165a-1165f,1166d-1167f,116ba-116bf,116ca-116ff,1171b-1171c,' +
+  '1172c-1172f,11747-117ff,1183c-1189f,118f3-118fe,11907-11908,1190a-1190b,11914,11917,11936,' +
+  '11939-1193a,11947-1194f,1195a-1199f,119a8-119a9,119d8-119d9,119e5-119ff,11a48-11a4f,11aa3-11aaf,' +
+  '11af9-11bff,11c09,11c37,11c46-11c4f,11c6d-11c6f,11c90-11c91,11ca8,11cb7-11cff,11d07,11d0a,' +
+  '11d37-11d39,11d3b,11d3e,11d48-11d4f,11d5a-11d5f,11d66,11d69,11d8f,11d92,11d99-11d9f,11daa-11edf,' +
+  '11ef9-11faf,11fb1-11fbf,11ff2-11ffe,1239a-123ff,1246f,12475-1247f,12544-12f8f,12ff3-12fff,' +
+  '1342f-143ff,14647-167ff,16a39-16a3f,16a5f,16a6a-16a6d,16abf,16aca-16acf,16aee-16aef,16af6-16aff,' +
+  '16b46-16b4f,16b5a,16b62,16b78-16b7c,16b90-16e3f,16e9b-16eff,16f4b-16f4e,16f88-16f8e,16fa0-16fdf,' +
+  '16fe5-16fef,16ff2-16fff,187f8-187ff,18cd6-18cff,18d09-1afef,1aff4,1affc,1afff,1b123-1b14f,' +
+  '1b153-1b163,1b168-1b16f,1b2fc-1bbff,1bc6b-1bc6f,1bc7d-1bc7f,1bc89-1bc8f,1bc9a-1bc9b,1bca0-1ceff,' +
+  '1cf2e-1cf2f,1cf47-1cf4f,1cfc4-1cfff,1d0f6-1d0ff,1d127-1d128,1d173-1d17a,1d1eb-1d1ff,1d246-1d2df,' +
+  '1d2f4-1d2ff,1d357-1d35f,1d379-1d3ff,1d455,1d49d,1d4a0-1d4a1,1d4a3-1d4a4,1d4a7-1d4a8,1d4ad,1d4ba,' +
+  '1d4bc,1d4c4,1d506,1d50b-1d50c,1d515,1d51d,1d53a,1d53f,1d545,1d547-1d549,1d551,1d6a6-1d6a7,' +
+  '1d7cc-1d7cd,1da8c-1da9a,1daa0,1dab0-1deff,1df1f-1dfff,1e007,1e019-1e01a,1e022,1e025,1e02b-1e0ff,' +
+  '1e12d-1e12f,1e13e-1e13f,1e14a-1e14d,1e150-1e28f,1e2af-1e2bf,1e2fa-1e2fe,1e300-1e7df,1e7e7,1e7ec,' +
+  '1e7ef,1e7ff,1e8c5-1e8c6,1e8d7-1e8ff,1e94c-1e94f,1e95a-1e95d,1e960-1ec70,1ecb5-1ed00,1ed3e-1edff,' +
+  '1ee04,1ee20,1ee23,1ee25-1ee26,1ee28,1ee33,1ee38,1ee3a,1ee3c-1ee41,1ee43-1ee46,1ee48,1ee4a,1ee4c,' +
+  '1ee50,1ee53,1ee55-1ee56,1ee58,1ee5a,1ee5c,1ee5e,1ee60,1ee63,1ee65-1ee66,1ee6b,1ee73,1ee78,1ee7d,' +
+  '1ee7f,1ee8a,1ee9c-1eea0,1eea4,1eeaa,1eebc-1eeef,1eef2-1efff,1f02c-1f02f,1f094-1f09f,1f0af-1f0b0,' +
+  '1f0c0,1f0d0,1f0f6-1f0ff,1f1ae-1f1e5,1f203-1f20f,1f23c-1f23f,1f249-1f24f,1f252-1f25f,1f266-1f2ff,' +
+  '1f6d8-1f6dc,1f6ed-1f6ef,1f6fd-1f6ff,1f774-1f77f,1f7d9-1f7df,1f7ec-1f7ef,1f7f1-1f7ff,1f80c-1f80f,' +
+  '1f848-1f84f,1f85a-1f85f,1f888-1f88f,1f8ae-1f8af,1f8b2-1f8ff,1fa54-1fa5f,1fa6e-1fa6f,1fa75-1fa77,' +
+  '1fa7d-1fa7f,1fa87-1fa8f,1faad-1faaf,1fabb-1fabf,1fac6-1facf,1fada-1fadf,1fae8-1faef,1faf7-1faff,' +
+  '1fb93,1fbcb-1fbef,1fbfa-1ffff,2a6e0-2a6ff,2b739-2b73f,2b81e-2b81f,2cea2-2ceaf,2ebe1-2f7ff,' +
+  '2fa1e-2ffff,3134b-e00ff,e01f0-10ffff';
+let npStarts: Uint32Array | undefined;
+let npEnds: Uint32Array | undefined;
+let reprRe: RegExp | undefined;
+
+function loadTable(): void {
+  const parts = NON_PRINTABLE_RANGES.split(',');
+  npStarts = new Uint32Array(parts.length);
+  npEnds = new Uint32Array(parts.length);
+  let cls = '';
+  parts.forEach((p, i) => {
+    const dash = p.indexOf('-');
+    const a = parseInt(dash < 0 ? p : p.slice(0, dash), 16);
+    const b = dash < 0 ? a : parseInt(p.slice(dash + 1), 16);
+    npStarts![i] = a;
+    npEnds![i] = b;
+    cls += `\\u{${a.toString(16)}}` + (b === a ? '' : `-\\u{${b.toString(16)}}`);
+  });
+  // Matches what repr must escape: a backslash, either quote, or one non-printable code point
+  // (with the u flag a lone surrogate is one code point, a pair is one astral code point).
+  reprRe = new RegExp(`[\\\\'"${cls}]`, 'gu');
+}
+
+/**
+ * Python `chr(cp).isprintable()` as CPython 3.11 (Unicode 14.0.0) answers it: false for
+ * categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs other than U+0020. Input: a code point
+ * (0..0x10FFFF; others give false).
+ */
+export function isPyPrintable(cp: number): boolean {
+  if (cp >= 0x20 && cp < 0x7f) return true;
+  if (cp < 0 || cp > 0x10ffff || !Number.isInteger(cp)) return false;
+  if (npStarts === undefined) loadTable();
+  const starts = npStarts as Uint32Array;
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= cp) lo = mid;
+    else hi = mid - 1;
+  }
+  return !(starts[lo] <= cp && cp <= (npEnds as Uint32Array)[lo]);
+}
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+const SIMPLE_REPR = /^[ !#-&(-[\]-~]*$/;
+
+/**
+ * Python `repr(s)` of a string (SPEC §1): single quotes, or double quotes when `s` contains
+ * `'` and no `"`; `\\`, `\n`, `\r`, `\t` and the quote in use escaped; other non-printable
+ * code points ({@link isPyPrintable}) as `\xhh`, `\uhhhh` or `\Uhhhhhhhh` (lowercase hex);
+ * everything else verbatim. Lone surrogates come out as `\udXXX`. Linear.
+ */
+export function pyStrRepr(s: string): string {
+  checkStr('pyStrRepr', s);
+  if (SIMPLE_REPR.test(s)) return `'${s}'`;
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  if (reprRe === undefined) loadTable();
+  const re = reprRe as RegExp;
+  re.lastIndex = 0;
+  const body = s.replace(re, (ch) => {
+    switch (ch) {
+      case '\\':
+        return '\\\\';
+      case "'":
+      case '"':
+        return ch === quote ? '\\' + ch : ch;
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\t':
+        return '\\t';
+    }
+    const cp = ch.codePointAt(0) as number;
+    if (cp <= 0xff) return '\\x' + hex(cp, 2);
+    if (cp <= 0xffff) return '\\u' + hex(cp, 4);
+    return '\\U' + hex(cp, 8);
+  });
+  return quote + body + quote;
+}
+
+/**
+ * Python `repr(x)` of a float (SPEC §1): the shortest decimal that reads back as `x`, in
+ * fixed notation with at least one fractional digit (`1.0`, `0.0001`, `123.5`) when the
+ * decimal exponent is in [-4, 16), else `d[.ddd]e±XX` with at least two exponent digits
+ * (`1e-05`, `1e+16`, `1.2345678901234568e+17`); `-0.0`, `inf`, `-inf`, `nan`.
+ * Input: a JS number (an IEEE double, like a Python float).
+ */
+export function pyFloatRepr(x: number): string {
+  if (typeof x !== 'number') throw new InvalidArgumentError(`pyFloatRepr: expected a number, got ${describe(x)}`);
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const sign = x < 0 ? '-' : '';
+  // Number::toString yields the shortest round-trip digits (closest when several qualify),
+  // which is what Python's repr uses; only the layout differs.
+  const js = String(Math.abs(x));
+  const ePos = js.indexOf('e');
+  let mant = ePos < 0 ? js : js.slice(0, ePos);
+  let exp = ePos < 0 ? 0 : parseInt(js.slice(ePos + 1), 10);
+  const dot = mant.indexOf('.');
+  let intDigits = dot < 0 ? mant.length : dot;
+  let digits = dot < 0 ? mant : mant.slice(0, dot) + mant.slice(dot + 1);
+  // Normalise to digits d1d2d3... with value 0.d1d2d3 × 10^(decpt).
+  let lead = 0;
+  while (lead < digits.length - 1 && digits.charCodeAt(lead) === 48) lead++;
+  digits = digits.slice(lead);
+  intDigits -= lead;
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 48) end--;
+  digits = digits.slice(0, end);
+  const decpt = intDigits + exp; // position of the decimal point relative to the digits
+  exp = decpt - 1; // scientific exponent
+  mant = digits;
+  if (exp < -4 || exp >= 16) {
+    const m = mant.length > 1 ? mant[0] + '.' + mant.slice(1) : mant;
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  if (decpt <= 0) return `${sign}0.${'0'.repeat(-decpt)}${mant}`;
+  if (decpt >= mant.length) return `${sign}${mant}${'0'.repeat(decpt - mant.length)}.0`;
+  return `${sign}${mant.slice(0, decpt)}.${mant.slice(decpt)}`;
+}
+
+/** Canonical decimal of an integer lexeme (`-0` -> `0`, leading zeros and `+` removed). */
+function intLexeme(lexeme: string): string {
+  let i = 0;
+  let sign = '';
+  if (lexeme[0] === '-' || lexeme[0] === '+') {
+    sign = lexeme[0] === '-' ? '-' : '';
+    i = 1;
+  }
+  while (i < lexeme.length - 1 && lexeme.charCodeAt(i) === 48) i++;
+  const body = lexeme.slice(i);
+  return body === '0' ? '0' : sign + body;
+}
+
+/**
+ * Python `repr` of a number value: ints in full decimal (`-0` lexeme -> `0`), floats via
+ * {@link pyFloatRepr}. Input: JS number, bigint or LosslessNumber (kinds as in the module
+ * note / `pyNumberKind`). Throws `InvalidArgumentError` for anything else.
+ */
+export function pyNumberRepr(v: unknown): string {
+  const kind = pyNumberKind(v);
+  if (kind === null) throw new InvalidArgumentError(`pyNumberRepr: expected a number, got ${describe(v)}`);
+  if (typeof v === 'number') return kind === 'int' ? String(v === 0 ? 0 : v) : pyFloatRepr(v);
+  if (typeof v === 'bigint') return v.toString();
+  const lexeme = (v as { value: string }).value;
+  return kind === 'int' ? intLexeme(lexeme) : pyFloatRepr(Number(lexeme));
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') {
+    const name = (Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null)?.constructor?.name;
+    return name ? `an object of class ${name}` : 'an object';
+  }
+  return typeof v;
+}
+
+/**
+ * Python `repr(v)` of a JSON-like value (SPEC §1; see the module note for accepted values):
+ * strings via {@link pyStrRepr}, `True`/`False`/`None`, ints in full decimal, floats via
+ * {@link pyFloatRepr}, lists `[a, b]`, dicts `{'k': v}` in {@link jsonKeys} order. A list or
+ * dict that contains itself prints `[...]`/`{...}` there, as Python does.
+ * Throws `InvalidArgumentError` for `undefined`, functions, symbols, class instances, Maps...
+ */
+export function pyRepr(v: unknown): string {
+  const active = new Set<object>();
+  const rec = (x: unknown): string => {
+    switch (typeof x) {
+      case 'string':
+        return pyStrRepr(x);
+      case 'boolean':
+        return x ? 'True' : 'False';
+      case 'number':
+      case 'bigint':
+        return pyNumberRepr(x);
+      case 'object': {
+        if (x === null) return 'None';
+        if (isLosslessNumber(x)) return pyNumberRepr(x);
+        if (Array.isArray(x)) {
+          if (active.has(x)) return '[...]';
+          active.add(x);
+          const items: string[] = new Array(x.length);
+          for (let i = 0; i < x.length; i++) items[i] = rec(x[i]);
+          active.delete(x);
+          return '[' + items.join(', ') + ']';
+        }
+        if (isJsonObject(x)) {
+          if (active.has(x)) return '{...}';
+          active.add(x);
+          const keys = jsonKeys(x);
+          const items: string[] = new Array(keys.length);
+          for (let i = 0; i < keys.length; i++) items[i] = pyStrRepr(keys[i]) + ': ' + rec(x[keys[i]]);
+          active.delete(x);
+          return '{' + items.join(', ') + '}';
+        }
+        break;
+      }
+    }
+    throw new InvalidArgumentError(`pyRepr: not a JSON-like value: ${describe(x)}`);
+  };
+  return rec(v);
+}
+
+/**
+ * Python `str(v)` of a JSON-like value: a string unchanged, anything else as {@link pyRepr}
+ * (for these types Python's str and repr agree). Throws like {@link pyRepr}.
+ */
+export function pyStr(v: unknown): string {
+  return typeof v === 'string' ? v : pyRepr(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// json.dumps
+
+const JSON_ESC_ASCII = /[\u0000-\u001f"\\\u007f-\uffff]/g;
+const JSON_ESC_ASCII_TEST = /[\u0000-\u001f"\\\u007f-\uffff]/;
+const JSON_ESC_RAW = /[\u0000-\u001f"\\]/g;
+const JSON_ESC_RAW_TEST = /[\u0000-\u001f"\\]/;
+const SHORT_ESC: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
+const jsonEscape = (ch: string): string => SHORT_ESC[ch] ?? '\\u' + hex(ch.charCodeAt(0), 4);
+
+/**
+ * Python `json.dumps(s, ensure_ascii=ensureAscii)` for one string: the string in double
+ * quotes with `\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, other controls U+0000–U+001F as
+ * `\u00xx` (lowercase hex). With `ensureAscii` (default true) every UTF-16 unit outside
+ * U+0020–U+007E is written `\uxxxx` too (astral characters as their surrogate pair, U+007F as
+ * `\u007f`); without it non-ASCII (lone surrogates included) is written raw. Linear.
+ */
+export function pyJsonString(s: string, ensureAscii = true): string {
+  checkStr('pyJsonString', s);
+  if (ensureAscii) {
+    if (!JSON_ESC_ASCII_TEST.test(s)) return '"' + s + '"';
+    return '"' + s.replace(JSON_ESC_ASCII, jsonEscape) + '"';
+  }
+  if (!JSON_ESC_RAW_TEST.test(s)) return '"' + s + '"';
+  return '"' + s.replace(JSON_ESC_RAW, jsonEscape) + '"';
+}
+
+/** Options of {@link pyDumps}, named after Python's `json.dumps` keywords. */
+export interface PyDumpsOptions {
+  /** Escape all non-ASCII as `\uxxxx` (default true, as Python). */
+  ensureAscii?: boolean;
+  /**
+   * `[itemSeparator, keySeparator]`; default `[', ', ': ']`, or `[',', ': ']` when `indent`
+   * is given (as Python since 3.4).
+   */
+  separators?: readonly [string, string];
+  /**
+   * Pretty-print: a number of spaces per level (0 or negative: newlines without spaces) or a
+   * string used per level. `undefined`/`null`: everything on one line.
+   */
+  indent?: number | string | null;
+  /** Sort object keys by code point (Python `sort_keys`; default false: jsonKeys order). */
+  sortKeys?: boolean;
+}
+
+/**
+ * Python `json.dumps(v, ensure_ascii=, separators=, indent=, sort_keys=)` (SPEC §1, §6, §7):
+ * byte-for-byte the text Python writes for the same value (see the module note for accepted
+ * values). Ints exact, floats as `repr` (`1e-07`, `1.0`) with `NaN`, `Infinity`,
+ * `-Infinity`; `true`/`false`/`null`; strings via {@link pyJsonString}; object keys in
+ * {@link jsonKeys} order or sorted by code point; with `indent`, `[]`/`{}` for empty
+ * containers and newline + indentation otherwise. Output is a JS string (UTF-16).
+ *
+ * Throws `InvalidArgumentError` for values JSON cannot hold (`undefined`, functions, class
+ * instances, array holes) and for a container that contains itself (Python: "Circular
+ * reference detected"). Linear in the output size.
+ */
+export function pyDumps(v: unknown, opts: PyDumpsOptions = {}): string {
+  const ensureAscii = opts.ensureAscii ?? true;
+  const sortKeys = opts.sortKeys ?? false;
+  const indentOpt = opts.indent;
+  let indentUnit: string | null = null;
+  if (indentOpt !== undefined && indentOpt !== null) {
+    if (typeof indentOpt === 'number') {
+      if (!Number.isInteger(indentOpt)) throw new InvalidArgumentError(`pyDumps: indent must be an integer, got ${indentOpt}`);
+      indentUnit = ' '.repeat(Math.max(0, indentOpt));
+    } else if (typeof indentOpt === 'string') {
+      indentUnit = indentOpt;
+    } else {
+      throw new InvalidArgumentError(`pyDumps: indent must be a number or a string, got ${describe(indentOpt)}`);
+    }
+  }
+  const [itemSep, keySep] = opts.separators ?? (indentUnit === null ? [', ', ': '] : [',', ': ']);
+  if (typeof itemSep !== 'string' || typeof keySep !== 'string') {
+    throw new InvalidArgumentError('pyDumps: separators must be two strings');
+  }
+  const out: string[] = [];
+  const active = new Set<object>();
+  const newlines: string[] = [];
+  const newline = (level: number): string => {
+    let s = newlines[level];
+    if (s === undefined) s = newlines[level] = '\n' + (indentUnit as string).repeat(level);
+    return s;
+  };
+
+  const write = (x: unknown, level: number): void => {
+    switch (typeof x) {
+      case 'string':
+        out.push(pyJsonString(x, ensureAscii));
+        return;
+      case 'boolean':
+        out.push(x ? 'true' : 'false');
+        return;
+      case 'number':
+      case 'bigint':
+        out.push(jsonNumber(x));
+        return;
+      case 'object': {
+        if (x === null) {
+          out.push('null');
+          return;
+        }
+        if (isLosslessNumber(x)) {
+          out.push(jsonNumber(x));
+          return;
+        }
+        const isArr = Array.isArray(x);
+        if (!isArr && !isJsonObject(x)) break;
+        if (active.has(x)) throw new InvalidArgumentError('pyDumps: circular reference detected');
+        if (isArr) {
+          if (x.length === 0) {
+            out.push('[]');
+            return;
+          }
+          active.add(x);
+          const inner = indentUnit === null ? '' : newline(level + 1);
+          out.push('[' + inner);
+          for (let i = 0; i < x.length; i++) {
+            if (i > 0) out.push(itemSep + inner);
+            if (!(i in x)) throw new InvalidArgumentError(`pyDumps: array hole at index ${i}`);
+            write(x[i], level + 1);
+          }
+          out.push(indentUnit === null ? ']' : newline(level) + ']');
+        } else {
+          const obj = x as Record<string, unknown>;
+          const keys = jsonKeys(obj);
+          if (keys.length === 0) {
+            out.push('{}');
+            return;
+          }
+          if (sortKeys) keys.sort(cpCompare);
+          active.add(x);
+          const inner = indentUnit === null ? '' : newline(level + 1);
+          out.push('{' + inner);
+          for (let i = 0; i < keys.length; i++) {
+            if (i > 0) out.push(itemSep + inner);
+            out.push(pyJsonString(keys[i], ensureAscii) + keySep);
+            write(obj[keys[i]], level + 1);
+          }
+          out.push(indentUnit === null ? '}' : newline(level) + '}');
+        }
+        active.delete(x);
+        return;
+      }
+    }
+    throw new InvalidArgumentError(`pyDumps: object of type ${describe(x)} is not JSON serializable`);
+  };
+  write(v, 0);
+  return out.join('');
+}
+
+/** Python json.dumps text of a number value (floats: repr, or NaN/Infinity/-Infinity). */
+function jsonNumber(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+  if (isLosslessNumber(v) && pyNumberKind(v) === 'float') {
+    const x = Number(v.value);
+    if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  }
+  return pyNumberRepr(v);
+}

@@ -1,0 +1,483 @@
+/**
+ * The compact DSL (SPEC §3–§4): token-bounded text renderings of canonical messages.
+ *
+ * Sigils: `§ … §` user text, `» … »` assistant text, a ```` ```python ```` fence for code
+ * run by a Python tool, `! ` a shell command, `▶ name(k=v, …)` any other tool call, `> ` a tool
+ * result, `' ¶ '` stands for a line break, `' … '` marks a middle cut, and `\n\n***\n\n`
+ * separates user-led turns.
+ *
+ * Units: every budget (`maxToks`, `textToks`, the {@link Policy} fields) counts o200k_base
+ * tokens exactly as `src/tokens.ts` counts them. Budgets are non-negative safe integers; a
+ * budget of 0 is accepted and renders `''` wherever the reference's `trunctoks_mid` would.
+ * String lengths mentioned below count Unicode code points (SPEC §1).
+ *
+ * Behaviour follows the Python reference (`llmsurgery.compact`), pinned by
+ * `conformance/dsl.json`.
+ */
+import { BudgetError, InvalidArgumentError } from './errors.js';
+import type { Msg, Part, ToolUsePart } from './model.js';
+import { cpLen, pyLstrip, pyRepr, pySplitlines, pyStrip } from './py.js';
+import { jsonKeys } from './json.js';
+import { fitsToks, lenToks, truncToksMid } from './tokens.js';
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks
+
+function needString(v: unknown, fn: string, what: string): string {
+  if (typeof v !== 'string') {
+    throw new InvalidArgumentError(`${fn}: ${what} must be a string, got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v}`);
+  }
+  return v;
+}
+
+/**
+ * Check a token budget: a non-negative safe integer.
+ * @throws InvalidArgumentError for anything else (negative, fractional, NaN, ±Infinity, non-numbers).
+ */
+export function checkBudget(v: unknown, fn: string, what = 'maxToks'): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw new InvalidArgumentError(`${fn}: ${what} must be a non-negative integer token budget, got ${typeof v === 'number' ? String(v) : typeof v}`);
+  }
+  return v;
+}
+
+function needMsg(m: unknown, fn: string): Msg {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new InvalidArgumentError(`${fn}: message must be an object`);
+  const o = m as { role?: unknown; content?: unknown };
+  if (typeof o.role !== 'string') throw new InvalidArgumentError(`${fn}: message role must be a string`);
+  if (!Array.isArray(o.content)) throw new InvalidArgumentError(`${fn}: message content must be a list of parts`);
+  for (let i = 0; i < o.content.length; i++) {
+    const p = o.content[i] as unknown;
+    if (p === null || typeof p !== 'object' || typeof (p as { type?: unknown }).type !== 'string') {
+      throw new InvalidArgumentError(`${fn}: part ${i} must be an object with a string "type"`);
+    }
+  }
+  return m as Msg;
+}
+
+function partText(p: Part, fn: string): string {
+  return needString((p as { text?: unknown }).text, fn, `text of a "${p.type}" part`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Budgets
+
+/** Per-class token budgets (o200k_base tokens) used to render a conversation (SPEC §0). */
+export interface Policy {
+  /** Budget for each user text part (`§ … §`). */
+  userToks: number;
+  /** Budget for each assistant text part (`» … »`). */
+  asstToks: number;
+  /** Budget for each rendered tool call. */
+  callToks: number;
+  /** Budget for each rendered tool result (results wrapped in `𝍁…𝍁` are never cut). */
+  resultToks: number;
+}
+
+/** The default policy, 2000 / 150 / 60 / 35 tokens (SPEC §0). Frozen. */
+export const compactPolicy: Readonly<Policy> = Object.freeze({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35 });
+
+const POLICY_KEYS = ['userToks', 'asstToks', 'callToks', 'resultToks'] as const;
+
+/**
+ * Complete a partial policy: each missing (or `undefined`) field takes {@link compactPolicy}'s value.
+ * @param p a partial policy, or nothing for the default.
+ * @returns a new, complete {@link Policy}.
+ * @throws InvalidArgumentError if `p` is not an object, has a key that is not a policy field
+ *   (e.g. the reference's snake_case `user_toks`), or a field that is not a non-negative integer.
+ */
+export function resolvePolicy(p?: Partial<Policy> | null): Policy {
+  if (p === undefined || p === null) return { ...compactPolicy };
+  if (typeof p !== 'object' || Array.isArray(p)) throw new InvalidArgumentError('resolvePolicy: policy must be an object');
+  for (const k of Object.keys(p)) {
+    if (!(POLICY_KEYS as readonly string[]).includes(k)) {
+      throw new InvalidArgumentError(`resolvePolicy: unknown policy field "${k}" (expected ${POLICY_KEYS.join(', ')})`);
+    }
+  }
+  const out = { ...compactPolicy };
+  for (const k of POLICY_KEYS) {
+    const v = p[k];
+    if (v !== undefined) out[k] = checkBudget(v, 'resolvePolicy', k);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small renderers (SPEC §3)
+
+/** `' ¶ '`, which stands for a line break inside one rendered line. */
+export const PILCROW_JOIN = ' ¶ ';
+
+/** Separator between user-led turns (and between joined segments, see `joinCompacts`). */
+export const TURN_SEP = '\n\n***\n\n';
+
+/** Python-stripped, non-blank lines (Python `splitlines`) joined with `' ¶ '`. */
+function joinLines(s: string): string {
+  const out: string[] = [];
+  for (const line of pySplitlines(s)) {
+    const t = pyStrip(line);
+    if (t) out.push(t);
+  }
+  return out.join(PILCROW_JOIN);
+}
+
+/**
+ * Delimited prose: `mark + ' ' + strip(s) + ' ' + mark`, middle-truncated to `maxToks` tokens
+ * (SPEC §3; strip is Python's `str.strip`).
+ * @param s the text. @param mark the sigil, e.g. `'§'` or `'»'` (may be `''`).
+ * @param maxToks budget in tokens; the output never exceeds it as counted by `truncToksMid`.
+ * @throws InvalidArgumentError on a non-string `s`/`mark` or a bad budget.
+ */
+export function compactText(s: string, mark: string, maxToks: number): string {
+  needString(s, 'compactText', 's');
+  needString(mark, 'compactText', 'mark');
+  checkBudget(maxToks, 'compactText');
+  return truncToksMid(`${mark} ${pyStrip(s)} ${mark}`, maxToks);
+}
+
+/**
+ * Remove every `<warn>…</warn>` and `<note>…</note>` block: leftmost first, shortest body,
+ * across lines, closed by the same tag name (the reference's `<(warn|note)>.*?</\1>` with DOTALL).
+ * Linear time: once a tag has no closing tag after some position, it has none after any later one.
+ */
+function dropWarnNote(s: string): string {
+  if (!s.includes('<warn>') && !s.includes('<note>')) return s;
+  const tags = ['warn', 'note'] as const;
+  const dead = { warn: false, note: false };
+  const next = { warn: -1, note: -1 };
+  const out: string[] = [];
+  let pos = 0;
+  for (;;) {
+    let best = -1;
+    let tag: 'warn' | 'note' | undefined;
+    for (const t of tags) {
+      if (dead[t]) continue;
+      if (next[t] < pos) next[t] = s.indexOf(`<${t}>`, pos);
+      if (next[t] < 0) { dead[t] = true; continue; }
+      if (best < 0 || next[t] < best) { best = next[t]; tag = t; }
+    }
+    if (tag === undefined) break;
+    const close = s.indexOf(`</${tag}>`, best + tag.length + 2);
+    if (close < 0) { dead[tag] = true; continue; }
+    out.push(s.slice(pos, best));
+    pos = close + tag.length + 3;
+  }
+  out.push(s.slice(pos));
+  return out.join('');
+}
+
+const KEEP = '\u{1D341}'; // 𝍁
+
+/**
+ * A tool result: `<warn>`/`<note>` blocks removed, stripped; a result longer than 2 code points
+ * that starts and ends with `𝍁` loses both markers and is kept whole (never truncated, so it
+ * may exceed `maxToks`). Non-blank stripped lines are joined with `' ¶ '` and prefixed with
+ * `'> '` (`'>'` alone when nothing is left); otherwise middle-truncated to `maxToks` (SPEC §3).
+ * @throws InvalidArgumentError on a non-string `s` or a bad budget.
+ */
+export function compactResult(s: string, maxToks: number): string {
+  needString(s, 'compactResult', 's');
+  checkBudget(maxToks, 'compactResult');
+  let t = pyStrip(dropWarnNote(s));
+  const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
+  if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
+  const text = joinLines(t);
+  const res = text ? `> ${text}` : '>';
+  return keep ? res : truncToksMid(res, maxToks);
+}
+
+const FENCE_LINE = /( {0,3})(`{3,})[ \t]*(?=\n|$)/y;
+
+/**
+ * Longest run of backticks on a line that is only 0–3 spaces, ≥ 3 backticks and optional
+ * spaces/tabs. Lines are split at `\n` only (Python `re.MULTILINE` semantics, SPEC §1).
+ */
+function longestFenceRun(code: string): number {
+  let best = 0;
+  let start = 0;
+  while (start <= code.length) {
+    const nl = code.indexOf('\n', start);
+    const end = nl < 0 ? code.length : nl;
+    // cheap pre-check: a fence line has a backtick within its first 4 characters
+    const head = code.slice(start, Math.min(end, start + 4));
+    if (head.includes('`')) {
+      FENCE_LINE.lastIndex = start;
+      const m = FENCE_LINE.exec(code);
+      if (m && m.index === start) best = Math.max(best, m[2]!.length);
+    }
+    if (nl < 0) break;
+    start = nl + 1;
+  }
+  return best;
+}
+
+/**
+ * Python code in a Markdown fence that its content cannot close (SPEC §3). The code is stripped;
+ * the fence is backticks, one more than the longest fence-like line inside (minimum 3).
+ * Returns `fence + 'python\n' + code + '\n' + fence` when that fits `maxToks`; otherwise the
+ * code middle-truncated to the largest token budget `k ≤ min(lenToks(code), maxToks)` (tried
+ * downwards one by one, as the reference does) for which the whole block fits; the empty fence
+ * pair when no `k > 0` fits. Cost: `fitsToks` and `truncToksMid` only merge the O(maxToks)
+ * tokens they need, and each step re-counts a block of about `maxToks` tokens; the loop runs
+ * about as many steps as the fence adds tokens, so a megabyte of code costs O(maxToks²)
+ * merges, not a re-encoding per step.
+ * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
+ * @throws InvalidArgumentError on a non-string `code` or a bad budget.
+ */
+export function fencedCode(code: string, maxToks: number): string {
+  needString(code, 'fencedCode', 'code');
+  checkBudget(maxToks, 'fencedCode');
+  const body = pyStrip(code);
+  const fence = '`'.repeat(Math.max(3, longestFenceRun(body) + 1));
+  const pre = `${fence}python\n`;
+  const suf = `\n${fence}`;
+  const full = pre + body + suf;
+  if (fitsToks(full, maxToks)) return full;
+  if (!fitsToks(pre + suf, maxToks)) {
+    throw new BudgetError(`fencedCode: a budget of ${maxToks} tokens is too small for a fenced block (the empty fence needs ${lenToks(pre + suf)})`);
+  }
+  // min(len_toks(code), maxToks) without counting all of a huge body
+  let k = fitsToks(body, maxToks) ? lenToks(body) : maxToks;
+  for (; k > 0; k--) {
+    const block = pre + truncToksMid(body, k) + suf;
+    if (fitsToks(block, maxToks)) return block;
+  }
+  return pre + suf;
+}
+
+/**
+ * A shell command: `'! '` + its Python-stripped non-blank lines joined with `' ¶ '`,
+ * middle-truncated to `maxToks` (SPEC §3).
+ * @throws InvalidArgumentError on a non-string `command` or a bad budget.
+ */
+export function bashCall(command: string, maxToks: number): string {
+  needString(command, 'bashCall', 'command');
+  checkBudget(maxToks, 'bashCall');
+  return truncToksMid(`! ${joinLines(command)}`, maxToks);
+}
+
+/**
+ * Any other tool call: `'▶ ' + name + '(' + k1=repr(v1), k2=repr(v2), … + ')'`, keys in the
+ * object's source order ({@link jsonKeys}), `repr` being Python's ({@link pyRepr}: numbers
+ * parsed by `parseJson` keep their int/float kind). Inside each `k=repr(v)` the two characters
+ * backslash + `n` become `' ¶ '`. Middle-truncated to `maxToks` (SPEC §3).
+ * @param args the call's arguments: a JSON object (plain object, as `parseJson` returns).
+ * @throws InvalidArgumentError on a non-string name, a non-object `args`, a value `pyRepr`
+ *   cannot print, or a bad budget.
+ */
+export function genericCall(name: string, args: Record<string, unknown>, maxToks: number): string {
+  needString(name, 'genericCall', 'name');
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw new InvalidArgumentError(`genericCall: args must be a JSON object, got ${args === null ? 'null' : Array.isArray(args) ? 'array' : typeof args}`);
+  }
+  checkBudget(maxToks, 'genericCall');
+  const items = jsonKeys(args).map((k) => `${k}=${pyRepr(args[k])}`.split('\\n').join(PILCROW_JOIN));
+  return truncToksMid(`▶ ${name}(${items.join(', ')})`, maxToks);
+}
+
+/** Renders one tool-use part within a token budget; an entry of {@link callRenderers}. */
+export type CallRenderer = (part: ToolUsePart, maxToks: number) => string;
+
+/** A renderer that feeds `part.arguments[key]` (or `''` when the key is absent) to `render`. */
+export function argRenderer(render: (payload: string, maxToks: number) => string, key: string): CallRenderer {
+  return (part, maxToks) => {
+    const v = Object.prototype.hasOwnProperty.call(part.arguments, key) ? part.arguments[key] : '';
+    if (typeof v !== 'string') {
+      throw new InvalidArgumentError(`compactCall: argument "${key}" of tool "${part.name}" must be a string, got ${v === null ? 'null' : typeof v}`);
+    }
+    return render(v, maxToks);
+  };
+}
+
+/**
+ * The call renderer registry (SPEC §3): tool name (without a leading `tools.`) → renderer.
+ * Built in: `mcp__clikernel__execute` and `py` render `arguments.code` with {@link fencedCode};
+ * `Bash` renders `arguments.command` and `bash` renders `arguments.cmd` with {@link bashCall}.
+ * Tools not listed render with {@link genericCall}.
+ *
+ * It is a public, mutable `Map`; to teach the renderer a new tool, add one entry, e.g.
+ * ```ts
+ * callRenderers.set('run_sql', argRenderer(fencedCode, 'query'));
+ * callRenderers.set('Read', (part, maxToks) => truncToksMid(`📄 ${String(part.arguments.file_path)}`, maxToks));
+ * ```
+ * A renderer must keep to `maxToks` itself. Changes affect every later render in the process.
+ */
+export const callRenderers: Map<string, CallRenderer> = new Map<string, CallRenderer>([
+  ['mcp__clikernel__execute', argRenderer(fencedCode, 'code')],
+  ['py', argRenderer(fencedCode, 'code')],
+  ['Bash', argRenderer(bashCall, 'command')],
+  ['bash', argRenderer(bashCall, 'cmd')],
+]);
+
+/**
+ * A tool-use part: dispatched on its name with one leading `tools.` removed through
+ * {@link callRenderers}; unregistered tools render with {@link genericCall} under their
+ * original name (SPEC §3).
+ * @throws InvalidArgumentError on a malformed part or a bad budget; BudgetError from fencedCode.
+ */
+export function compactCall(part: ToolUsePart, maxToks: number): string {
+  if (part === null || typeof part !== 'object') throw new InvalidArgumentError('compactCall: part must be a tool_use part');
+  const name = needString(part.name, 'compactCall', 'part.name');
+  const args = part.arguments;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw new InvalidArgumentError(`compactCall: arguments of tool "${name}" must be a JSON object`);
+  }
+  checkBudget(maxToks, 'compactCall');
+  const render = callRenderers.get(name.startsWith('tools.') ? name.slice(6) : name);
+  return render ? render(part, maxToks) : genericCall(name, args, maxToks);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages (SPEC §4)
+
+const PLUMBING_TAGS = ['command-name', 'command-message', 'command-args', 'local-command-stdout', 'local-command-caveat', 'system-reminder'];
+
+/** The text a user skill injection is replaced by. */
+export const SKILL_MARKER = '…skill text compacted: re-invoke before relying on it…';
+const SKILL_PREFIX = 'Base directory for this skill:';
+
+/**
+ * Host plumbing: user text that, after optional (Python) whitespace, starts with one of the tags
+ * `<command-name>`, `<command-message>`, `<command-args>`, `<local-command-stdout>`,
+ * `<local-command-caveat>`, `<system-reminder>` (SPEC §4).
+ */
+export function isPlumbing(text: string): boolean {
+  const t = pyLstrip(needString(text, 'isPlumbing', 'text'));
+  if (!t.startsWith('<')) return false;
+  return PLUMBING_TAGS.some((tag) => t.startsWith(`<${tag}>`));
+}
+
+/** An injected skill body: user text starting with `Base directory for this skill:` (SPEC §4). */
+export function isSkillText(text: string): boolean {
+  return needString(text, 'isSkillText', 'text').startsWith(SKILL_PREFIX);
+}
+
+/** One user text: `compactText(_, '§', maxToks)`, a skill body replaced by {@link SKILL_MARKER}. */
+export function compactUserPart(text: string, maxToks: number): string {
+  return compactText(isSkillText(text) ? SKILL_MARKER : text, '§', maxToks);
+}
+
+/**
+ * A user message: each text part that is not plumbing through {@link compactUserPart}, joined
+ * with `\n`. Other parts are ignored. Like the reference, empty renderings are NOT dropped
+ * (with budget 0 two text parts give `'\n'`) (SPEC §4).
+ * @throws InvalidArgumentError on a malformed message or a bad budget.
+ */
+export function compactUser(m: Msg, maxToks: number): string {
+  needMsg(m, 'compactUser');
+  checkBudget(maxToks, 'compactUser');
+  const out: string[] = [];
+  for (const p of m.content) {
+    if (p.type !== 'text') continue;
+    const text = partText(p, 'compactUser');
+    if (!isPlumbing(text)) out.push(compactUserPart(text, maxToks));
+  }
+  return out.join('\n');
+}
+
+/**
+ * An assistant message: text parts as `compactText(_, '»', textToks)`, tool-use parts through
+ * {@link compactCall} with `callToks`; other parts (thinking, media) dropped; empty renderings
+ * dropped; joined with `\n` (SPEC §4).
+ * @throws InvalidArgumentError on a malformed message or bad budgets.
+ */
+export function compactAsst(m: Msg, textToks: number, callToks: number): string {
+  needMsg(m, 'compactAsst');
+  checkBudget(textToks, 'compactAsst', 'textToks');
+  checkBudget(callToks, 'compactAsst', 'callToks');
+  const out: string[] = [];
+  for (const p of m.content) {
+    let r = '';
+    if (p.type === 'text') r = compactText(partText(p, 'compactAsst'), '»', textToks);
+    else if (p.type === 'tool_use') r = compactCall(p, callToks);
+    if (r) out.push(r);
+  }
+  return out.join('\n');
+}
+
+/**
+ * A tool message: each tool-result part through {@link compactResult}, joined with `\n`
+ * (empty renderings kept, as the reference does) (SPEC §4).
+ * @throws InvalidArgumentError on a malformed message or a bad budget.
+ */
+export function compactTool(m: Msg, maxToks: number): string {
+  needMsg(m, 'compactTool');
+  checkBudget(maxToks, 'compactTool');
+  const out: string[] = [];
+  for (const p of m.content) if (p.type === 'tool_result') out.push(compactResult(partText(p, 'compactTool'), maxToks));
+  return out.join('\n');
+}
+
+/**
+ * One message, dispatched on its role: user → {@link compactUser} (`userToks`), assistant →
+ * {@link compactAsst} (`asstToks`, `callToks`), tool → {@link compactTool} (`resultToks`);
+ * any other role renders `''` (SPEC §4).
+ * @param policy budgets; missing fields take the default ({@link resolvePolicy}).
+ */
+export function compactMsg(m: Msg, policy?: Partial<Policy>): string {
+  needMsg(m, 'compactMsg');
+  const p = resolvePolicy(policy);
+  switch (m.role) {
+    case 'user': return compactUser(m, p.userToks);
+    case 'assistant': return compactAsst(m, p.asstToks, p.callToks);
+    case 'tool': return compactTool(m, p.resultToks);
+    default: return '';
+  }
+}
+
+/** Budget standing in for "unlimited" on lifted messages (the reference's 10**9). */
+const UNLIMITED = 1_000_000_000;
+
+/** A substantive prompt: a user message with a text part that is neither plumbing nor skill text. */
+function isPrompt(m: Msg): boolean {
+  return m.role === 'user' && m.content.some((p) => p.type === 'text' && !isPlumbing(partText(p, 'compactChat')) && !isSkillText(p.text));
+}
+
+/** Has `m` a non-empty text part (whitespace counts as non-empty)? */
+function hasText(m: Msg): boolean {
+  return m.content.some((p) => p.type === 'text' && partText(p, 'compactChat') !== '');
+}
+
+/**
+ * A conversation as compact user-led turns (SPEC §4).
+ *
+ * Every user message (plumbing included) opens a turn; messages before the first user message
+ * form a turn of their own. With `lastN > 0`, the last `lastN` substantive prompts and, for
+ * each, the last assistant message with a non-empty text part up to the next of those prompts
+ * are rendered with unlimited user and assistant budgets (call and result budgets unchanged).
+ * A turn is its messages' non-empty renderings joined by `\n`; the result is the non-empty
+ * turns joined by `\n\n***\n\n`.
+ * @param msgs canonical messages. @param policy budgets (partial → default per field).
+ * @param opts.lastN how many final substantive prompts to lift; 0 (default) lifts none.
+ * @throws InvalidArgumentError on malformed messages, budgets or `lastN`.
+ */
+export function compactChat(msgs: readonly Msg[], policy?: Partial<Policy>, opts: { lastN?: number } = {}): string {
+  if (!Array.isArray(msgs)) throw new InvalidArgumentError('compactChat: msgs must be a list of messages');
+  const pol = resolvePolicy(policy);
+  const lastN = checkBudget(opts?.lastN ?? 0, 'compactChat', 'lastN');
+  msgs.forEach((m) => needMsg(m, 'compactChat'));
+
+  const lifted = new Set<number>();
+  if (lastN > 0) {
+    const prompts: number[] = [];
+    msgs.forEach((m, i) => { if (isPrompt(m)) prompts.push(i); });
+    const win = prompts.slice(Math.max(0, prompts.length - lastN));
+    win.forEach((start, j) => {
+      lifted.add(start);
+      const end = j + 1 < win.length ? win[j + 1]! : msgs.length;
+      for (let i = end - 1; i >= start; i--) {
+        const m = msgs[i]!;
+        if (m.role === 'assistant' && hasText(m)) { lifted.add(i); break; }
+      }
+    });
+  }
+  const liftPol: Policy = { ...pol, userToks: UNLIMITED, asstToks: UNLIMITED };
+
+  const turns: string[][] = [];
+  msgs.forEach((m, i) => {
+    if (m.role === 'user' || turns.length === 0) turns.push([]);
+    const r = compactMsg(m, lifted.has(i) ? liftPol : pol);
+    if (r) turns[turns.length - 1]!.push(r);
+  });
+  return turns.map((t) => t.join('\n')).filter((t) => t !== '').join(TURN_SEP);
+}

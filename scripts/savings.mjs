@@ -1,0 +1,56 @@
+// Token savings on the conformance dialogs, as a Markdown table for the README.
+//
+//   npm run build && node scripts/savings.mjs [path/to/shared/conformance/dialogs]
+//
+// For every dialog in manifest.json: prompts, tokens before (measureDialog: the tokens of all
+// cells' text, o200k_base), tokens of the flat document (dlg2compact, default policy), tokens
+// of the dialog-mode compaction (compactDialog, measured like the input), and the savings of
+// both forms relative to the input. The last row totals the columns. Reads the built library in
+// dist/, so run `npm run build` first.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const dir = process.argv[2]
+  ? resolve(process.argv[2])
+  : join(process.env.DLG_SHARED_DIR ?? join(root, '..', 'shared'), 'conformance', 'dialogs');
+
+const { readsIpynbBytes } = await import(join(root, 'dist', 'notebook.js'));
+const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'compact.js'));
+
+let manifest;
+try {
+  manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+} catch (err) {
+  console.error(`savings: cannot read ${join(dir, 'manifest.json')}: ${err.message}`);
+  process.exit(1);
+}
+
+const pct = (before, after) => (before === 0 ? '0.0%' : `${(((before - after) / before) * 100).toFixed(1)}%`);
+const num = (n) => n.toLocaleString('en-US');
+
+const rows = [];
+const total = { prompts: 0, before: 0, flat: 0, dialog: 0 };
+for (const { name } of manifest) {
+  const file = `${name}.ipynb`;
+  const dlg = readsIpynbBytes(readFileSync(join(dir, file)), file);
+  const before = measureDialog(dlg);
+  const flat = measureFlat(dlg).tokens.total;
+  // compactDialog rewrites prompts in place, so it runs last on this dialog.
+  const dialog = measureDialog(compactDialog(dlg)).tokens.total;
+  rows.push([name, num(before.prompts), num(before.tokens.total), num(flat), num(dialog),
+    pct(before.tokens.total, flat), pct(before.tokens.total, dialog)]);
+  total.prompts += before.prompts;
+  total.before += before.tokens.total;
+  total.flat += flat;
+  total.dialog += dialog;
+}
+rows.push(['**total**', num(total.prompts), num(total.before), num(total.flat), num(total.dialog),
+  pct(total.before, total.flat), pct(total.before, total.dialog)].map((c, i) => (i === 0 ? c : `**${c}**`)));
+
+const head = ['dialog', 'prompts', 'tokens before', 'flat tokens', 'dialog-mode tokens', 'flat saving', 'dialog-mode saving'];
+const right = [false, true, true, true, true, true, true];
+console.log(`| ${head.join(' | ')} |`);
+console.log(`|${right.map((r) => (r ? '---:' : ':---')).join('|')}|`);
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);

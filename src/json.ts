@@ -32,10 +32,11 @@ export { LosslessNumber, isLosslessNumber };
 export const KEY_ORDER: unique symbol = Symbol.for('dlg-compact.json.keyOrder') as never;
 
 /**
- * Deepest nesting of arrays/objects `parseJson` accepts. Python's `json.loads` gives up near
- * 1000 levels (RecursionError); we accept more but stay far from the JS stack limit.
+ * Deepest nesting of arrays/objects `parseJson` accepts: 1000 levels. Python's `json.loads`
+ * gives up at about the same depth (RecursionError); the limit keeps the recursive parser (and
+ * the recursive printers in py.ts) far from the JS stack limit.
  */
-export const MAX_JSON_DEPTH = 5000;
+export const MAX_JSON_DEPTH = 1000;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -243,15 +244,17 @@ class Parser {
       this.fail('expecting a value', start);
     }
     if (c === 0x2e) {
+      const dot = p;
       c = text.charCodeAt(++p);
-      if (!isDigit(c)) this.fail('expecting a digit after the decimal point', p);
+      if (!isDigit(c)) this.fail('expecting a digit after the decimal point', dot);
       do c = text.charCodeAt(++p);
       while (isDigit(c));
     }
     if (c === 0x65 || c === 0x45) {
+      const e = p;
       c = text.charCodeAt(++p);
       if (c === 0x2b || c === 0x2d) c = text.charCodeAt(++p);
-      if (!isDigit(c)) this.fail('expecting a digit in the exponent', p);
+      if (!isDigit(c)) this.fail('expecting digits in the exponent', e);
       do c = text.charCodeAt(++p);
       while (isDigit(c));
     }
@@ -283,7 +286,7 @@ class Parser {
           let code = 0;
           for (let k = 2; k < 6; k++) {
             const h = hexValue(text.charCodeAt(p + k));
-            if (h < 0) this.fail('invalid \\uXXXX escape', p);
+            if (h < 0) this.fail('invalid \\uXXXX escape', p + 1);
             code = code * 16 + h;
           }
           out += String.fromCharCode(code);
@@ -409,8 +412,9 @@ class Parser {
  * Accepted whitespace is space, tab, `\n`, `\r`. Strings may hold any escape including lone
  * surrogates (`\ud800`, kept as a lone UTF-16 unit); raw control characters U+0000–U+001F in
  * strings are rejected, as Python's strict mode does. A leading U+FEFF is rejected, as Python
- * does. Leniency over Python: integers longer than Python's 4300-digit conversion limit and
- * nesting up to {@link MAX_JSON_DEPTH} levels (Python stops near 1000) are accepted.
+ * does. Nesting deeper than {@link MAX_JSON_DEPTH} levels is rejected (as
+ * Python's RecursionError near the same depth). Leniency over Python: integers longer than
+ * Python's 4300-digit int conversion limit are accepted (kept as their lexeme).
  *
  * Throws `JsonParseError` (message with line, column in code points, and UTF-16 offset;
  * `position` = UTF-16 offset) on any syntax error. Runs in linear time.
@@ -419,5 +423,12 @@ export function parseJson(text: string, source?: string): unknown {
   if (typeof text !== 'string') {
     throw new JsonParseError(`${source === undefined ? '' : source + ': '}invalid JSON: expected a string, got ${typeof text}`, 0);
   }
-  return new Parser(text, source).parseDocument();
+  const parser = new Parser(text, source);
+  try {
+    return parser.parseDocument();
+  } catch (e) {
+    // Only reachable when the caller was already deep in the stack.
+    if (e instanceof RangeError) parser.fail('nesting too deep for the JS stack', parser.pos);
+    throw e;
+  }
 }

@@ -539,20 +539,30 @@ export function pyStr(v: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // json.dumps
 
-const JSON_ESC_ASCII = /[\u0000-\u001f"\\\u007f-\uffff]/g;
-const JSON_ESC_ASCII_TEST = /[\u0000-\u001f"\\\u007f-\uffff]/;
-const JSON_ESC_RAW = /[\u0000-\u001f"\\]/g;
-const JSON_ESC_RAW_TEST = /[\u0000-\u001f"\\]/;
-const SHORT_ESC: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\b': '\\b',
-  '\f': '\\f',
-};
-const jsonEscape = (ch: string): string => SHORT_ESC[ch] ?? '\\u' + hex(ch.charCodeAt(0), 4);
+// Runs of characters json.dumps writes verbatim, and the escape of every other UTF-16 unit.
+const JSON_RUN_ASCII = /[ !#-[\]-~]*/y;
+const JSON_RUN_RAW = /[^\u0000-\u001f"\\]*/y;
+const JSON_NEEDS_ASCII = /[^ !#-[\]-~]/;
+const JSON_NEEDS_RAW = /[\u0000-\u001f"\\]/;
+const JSON_ESC: string[] = [];
+for (let c = 0; c < 0x20; c++) JSON_ESC[c] = '\\u' + hex(c, 4);
+Object.assign(JSON_ESC, { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' });
+
+function jsonEscapeRuns(s: string, run: RegExp): string {
+  let out = '"';
+  let p = 0;
+  const n = s.length;
+  for (;;) {
+    run.lastIndex = p;
+    run.test(s);
+    const q = run.lastIndex;
+    if (q > p) out += s.slice(p, q);
+    if (q >= n) return out + '"';
+    const c = s.charCodeAt(q);
+    out += JSON_ESC[c] ?? '\\u' + hex(c, 4);
+    p = q + 1;
+  }
+}
 
 /**
  * Python `json.dumps(s, ensure_ascii=ensureAscii)` for one string: the string in double
@@ -563,12 +573,8 @@ const jsonEscape = (ch: string): string => SHORT_ESC[ch] ?? '\\u' + hex(ch.charC
  */
 export function pyJsonString(s: string, ensureAscii = true): string {
   checkStr('pyJsonString', s);
-  if (ensureAscii) {
-    if (!JSON_ESC_ASCII_TEST.test(s)) return '"' + s + '"';
-    return '"' + s.replace(JSON_ESC_ASCII, jsonEscape) + '"';
-  }
-  if (!JSON_ESC_RAW_TEST.test(s)) return '"' + s + '"';
-  return '"' + s.replace(JSON_ESC_RAW, jsonEscape) + '"';
+  if (ensureAscii) return JSON_NEEDS_ASCII.test(s) ? jsonEscapeRuns(s, JSON_RUN_ASCII) : '"' + s + '"';
+  return JSON_NEEDS_RAW.test(s) ? jsonEscapeRuns(s, JSON_RUN_RAW) : '"' + s + '"';
 }
 
 /** Options of {@link pyDumps}, named after Python's `json.dumps` keywords. */
@@ -620,7 +626,7 @@ export function pyDumps(v: unknown, opts: PyDumpsOptions = {}): string {
   if (typeof itemSep !== 'string' || typeof keySep !== 'string') {
     throw new InvalidArgumentError('pyDumps: separators must be two strings');
   }
-  const out: string[] = [];
+  let out = '';
   const active = new Set<object>();
   const newlines: string[] = [];
   const newline = (level: number): string => {
@@ -632,22 +638,22 @@ export function pyDumps(v: unknown, opts: PyDumpsOptions = {}): string {
   const write = (x: unknown, level: number): void => {
     switch (typeof x) {
       case 'string':
-        out.push(pyJsonString(x, ensureAscii));
+        out += pyJsonString(x, ensureAscii);
         return;
       case 'boolean':
-        out.push(x ? 'true' : 'false');
+        out += x ? 'true' : 'false';
         return;
       case 'number':
       case 'bigint':
-        out.push(jsonNumber(x));
+        out += jsonNumber(x);
         return;
       case 'object': {
         if (x === null) {
-          out.push('null');
+          out += 'null';
           return;
         }
         if (isLosslessNumber(x)) {
-          out.push(jsonNumber(x));
+          out += jsonNumber(x);
           return;
         }
         const isArr = Array.isArray(x);
@@ -655,35 +661,35 @@ export function pyDumps(v: unknown, opts: PyDumpsOptions = {}): string {
         if (active.has(x)) throw new InvalidArgumentError('pyDumps: circular reference detected');
         if (isArr) {
           if (x.length === 0) {
-            out.push('[]');
+            out += '[]';
             return;
           }
           active.add(x);
           const inner = indentUnit === null ? '' : newline(level + 1);
-          out.push('[' + inner);
+          out += '[' + inner;
           for (let i = 0; i < x.length; i++) {
-            if (i > 0) out.push(itemSep + inner);
+            if (i > 0) out += itemSep + inner;
             if (!(i in x)) throw new InvalidArgumentError(`pyDumps: array hole at index ${i}`);
             write(x[i], level + 1);
           }
-          out.push(indentUnit === null ? ']' : newline(level) + ']');
+          out += indentUnit === null ? ']' : newline(level) + ']';
         } else {
           const obj = x as Record<string, unknown>;
           const keys = jsonKeys(obj);
           if (keys.length === 0) {
-            out.push('{}');
+            out += '{}';
             return;
           }
           if (sortKeys) keys.sort(cpCompare);
           active.add(x);
           const inner = indentUnit === null ? '' : newline(level + 1);
-          out.push('{' + inner);
+          out += '{' + inner;
           for (let i = 0; i < keys.length; i++) {
-            if (i > 0) out.push(itemSep + inner);
-            out.push(pyJsonString(keys[i], ensureAscii) + keySep);
+            if (i > 0) out += itemSep + inner;
+            out += pyJsonString(keys[i], ensureAscii) + keySep;
             write(obj[keys[i]], level + 1);
           }
-          out.push(indentUnit === null ? '}' : newline(level) + '}');
+          out += indentUnit === null ? '}' : newline(level) + '}';
         }
         active.delete(x);
         return;
@@ -692,7 +698,7 @@ export function pyDumps(v: unknown, opts: PyDumpsOptions = {}): string {
     throw new InvalidArgumentError(`pyDumps: object of type ${describe(x)} is not JSON serializable`);
   };
   write(v, 0);
-  return out.join('');
+  return out;
 }
 
 /** Python json.dumps text of a number value (floats: repr, or NaN/Infinity/-Infinity). */

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Benchmark of src/json.ts parseJson and src/py.ts pyDumps against native JSON on a
+// notebook-like document built in memory (~20 MB by default: many short source lines, long
+// base64 outputs, escapes, non-ASCII text so the JS string is two-byte, as real dialogs are).
+//
+// Usage: node scripts/bench-json.mjs [sizeMB=20] [rounds=5]
+// Loads the TypeScript sources directly (transpiled with the project's `typescript` into a
+// temporary directory), so it needs no build.
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, symlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const sizeMB = Number(process.argv[2] ?? 20);
+const rounds = Number(process.argv[3] ?? 5);
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-json-'));
+try {
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  for (const f of ['errors.ts', 'json.ts', 'py.ts']) {
+    const out = ts.transpileModule(readFileSync(join(root, 'src', f), 'utf8'), {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+    });
+    writeFileSync(join(dir, 'src', f.replace(/\.ts$/, '.js')), out.outputText);
+  }
+  const { parseJson } = await import(pathToFileURL(join(dir, 'src', 'json.js')).href);
+  const { pyDumps } = await import(pathToFileURL(join(dir, 'src', 'py.js')).href);
+
+  const text = buildNotebookText(sizeMB * 1e6);
+  console.log(`document: ${(text.length / 1e6).toFixed(1)} M UTF-16 units, two-byte string`);
+
+  const native = JSON.parse(text);
+  const ours = parseJson(text);
+  const tParseNative = time(() => JSON.parse(text));
+  const tParseOurs = time(() => parseJson(text));
+  const opts = { indent: 1, sortKeys: true, ensureAscii: false };
+  const tDumpNative = time(() => JSON.stringify(native, null, 1));
+  const tDumpOurs = time(() => pyDumps(ours, opts));
+  const tDumpAscii = time(() => pyDumps(ours, { indent: 1, sortKeys: true }));
+  const report = (name, ours, native) =>
+    console.log(`${name.padEnd(44)} ours ${ours.toFixed(0).padStart(5)} ms   native ${native.toFixed(0).padStart(5)} ms   ratio ${(ours / native).toFixed(2)}`);
+  report('parse (parseJson vs JSON.parse)', tParseOurs, tParseNative);
+  report('dump indent=1 sort_keys (vs JSON.stringify)', tDumpOurs, tDumpNative);
+  report('dump ensure_ascii=True (vs JSON.stringify)', tDumpAscii, tDumpNative);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Median wall time of `rounds` runs after one warm-up, in ms. */
+function time(fn) {
+  fn();
+  const ts = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    fn();
+    ts.push(performance.now() - t0);
+  }
+  ts.sort((a, b) => a - b);
+  return ts[Math.floor(ts.length / 2)];
+}
+
+/** A notebook-shaped JSON text of about `target` UTF-16 units, pretty-printed like nbformat. */
+function buildNotebookText(target) {
+  let seed = 12345;
+  const rnd = (n) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const words = ['def', 'return', 'import', 'numpy', 'value', 'the', 'reply', 'données', 'naïve', '数据', 'x', '=', '"quoted"', '\\path', 'tab\there', '🤖', 'print(f"{x!r}")'];
+  const line = () => {
+    const n = 3 + rnd(12);
+    const w = [];
+    for (let i = 0; i < n; i++) w.push(words[rnd(words.length)]);
+    return '    '.repeat(rnd(3)) + w.join(' ') + '\n';
+  };
+  const b64chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const b64 = (n) => {
+    let s = '';
+    for (let i = 0; i < n; i++) s += b64chars[rnd(64)];
+    return s;
+  };
+  const cells = [];
+  let size = 0;
+  let k = 0;
+  while (size < target) {
+    const lines = [];
+    const nl = 5 + rnd(60);
+    for (let i = 0; i < nl; i++) lines.push(line());
+    const cell = {
+      cell_type: k % 3 === 0 ? 'markdown' : 'code',
+      id: (k * 2654435761 >>> 0).toString(16).padStart(8, '0'),
+      metadata: k % 3 === 0 ? { solveit_ai: true } : { collapsed: false, tags: ['t' + (k % 7)] },
+      source: lines,
+    };
+    if (cell.cell_type === 'code') {
+      cell.execution_count = k;
+      cell.outputs = [
+        { name: 'stdout', output_type: 'stream', text: lines.slice(0, 10) },
+        {
+          data: { 'image/png': k % 4 === 1 ? b64(40000 + rnd(80000)) : b64(200), 'text/plain': ['<Figure size 640x480 with 1 Axes>'] },
+          execution_count: k,
+          metadata: { needs_background: 'light' },
+          output_type: 'execute_result',
+        },
+      ];
+    }
+    size += JSON.stringify(cell).length;
+    cells.push(cell);
+    k++;
+  }
+  const nb = { cells, metadata: { kernelspec: { display_name: 'python3', language: 'python', name: 'python3' } }, nbformat: 4, nbformat_minor: 5 };
+  return JSON.stringify(nb, null, 1) + '\n';
+}

@@ -1,0 +1,576 @@
+/**
+ * `.ipynb` text I/O for dialogs (SPEC §7, §10.2): notebook JSON text -> {@link Dialog} and back,
+ * writing exactly the text Python's nbformat tooling writes.
+ *
+ * Reading (`readsIpynb`): the text is parsed losslessly (`parseJson`: number kinds and digits,
+ * key order, `__proto__` keys kept). Cells become messages: the cell id is the message id (a
+ * cell without an id, with a `null` id, or repeating an earlier cell's id gets a fresh
+ * 8-hex-digit id unique in the dialog — nbformat's own repair of duplicates); list-form sources
+ * are joined; markdown cells whose metadata `solveit_ai` is truthy, or whose source holds the
+ * reply separator (SPEC §10.2), are prompts split at the FIRST separator; only markdown cells
+ * are ever split. Metadata `skipped`/`pinned` (and `solveit_ai` on markdown cells) become
+ * message fields; everything else is kept verbatim, as are attachments and code outputs.
+ *
+ * Writing (`dumpsIpynb`): what nbformat's `writes` + `write` produce for the notebook the
+ * reference builds from the dialog — Python
+ * `json.dumps(nb, sort_keys=True, indent=1, separators=(',', ': '), ensure_ascii=False)` plus a
+ * trailing `"\n"`, after nbformat's `split_lines`: cell sources, `stream` text, and in
+ * `execute_result`/`display_data` data and in attachments every `text/*`,
+ * `application/javascript` and `image/svg+xml` string become lists of lines split as Python's
+ * `str.splitlines(keepends=True)` splits. Before splitting, lists of strings are joined as
+ * nbformat's `rejoin_lines` does on reading (any non-JSON mime key; `text` of any output), so a
+ * list that is not in split form is normalised and a list-form `image/png` becomes one string.
+ * JSON mime data (`application/json`, `application/*+json`) is left as it is. `nbformat` is 4
+ * and `nbformat_minor` 5; code cells always get `outputs` and `execution_count`; output
+ * metadata key `__type` is dropped (conformance roundtrip fixtures); nbformat's transient keys
+ * are dropped (`strip_transient`: notebook metadata `orig_nbformat`, `orig_nbformat_minor`,
+ * `signature`; cell metadata `trusted`). A notebook already in this form round-trips byte for
+ * byte.
+ *
+ * One deliberate difference: a lone surrogate (possible only through a `\udXXX` escape) is
+ * written as a lowercase `\udxxx` escape. Python would put the raw surrogate into the text and
+ * then fail to encode the file as UTF-8; the escape keeps the data and the file valid.
+ *
+ * Speed: reading and writing are linear in the text size (one pass each; no per-line string
+ * concatenation chains). The core of the library must run in a browser: no `node:` imports.
+ */
+import { Dialog, Message, REPLY_SEPARATOR, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
+import { JsonParseError, NotebookError } from './errors.js';
+import { isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from './json.js';
+import { cpCompare, pyFloatRepr, pyNumberRepr } from './py.js';
+
+/** Options of {@link readsIpynb}. */
+export interface ReadOptions {
+  /**
+   * Source of candidate ids for cells that need a fresh one (default: 8 random hex digits).
+   * Candidates already used in the notebook are skipped. Also kept as the dialog's id source.
+   */
+  newId?: () => string;
+}
+
+/** Options of {@link dumpsIpynb}. */
+export interface WriteOptions {
+  /** Run `dialog.validate()` first (default true), so what is written passes the nbformat 4.5 schema. */
+  validate?: boolean;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (isLosslessNumber(v)) return v.value;
+  if (typeof v === 'object') return 'an object';
+  return String(v);
+}
+
+function allStrings(a: unknown[]): a is string[] {
+  for (let i = 0; i < a.length; i++) if (typeof a[i] !== 'string') return false;
+  return true;
+}
+
+/** Flag keys taken out of cell metadata into message fields. */
+const FLAG_KEYS_MARKDOWN = ['skipped', 'pinned', 'solveit_ai'] as const;
+const FLAG_KEYS_OTHER = ['skipped', 'pinned'] as const;
+
+const CELL_KEYS_COMMON = new Set(['id', 'cell_type', 'metadata', 'source', 'attachments']);
+const CELL_KEYS_CODE = new Set([...CELL_KEYS_COMMON, 'outputs', 'execution_count']);
+
+/**
+ * Read a notebook from its JSON text (SPEC §7, §10.2; see the module note for the rules).
+ *
+ * @param text the whole `.ipynb` text (a JS string; a leading U+FEFF is an error, as in Python).
+ * @param name names the notebook in error messages and becomes `dialog.name`.
+ * @param opts `newId`: deterministic id source for cells that need one.
+ * @returns a new {@link Dialog}; every JSON value in it comes from `parseJson`.
+ * @throws NotebookError (naming `name`, and the cell id or `#index` and the field where one is
+ *   at fault) when the text is not JSON, the JSON is not an nbformat 4 notebook (not an object,
+ *   `nbformat` missing or not 4, `cells` not a list, `metadata` not an object), a cell is not
+ *   an object, has an unknown `cell_type`, an id that is neither a string nor null, a source
+ *   that is neither a string nor a list of strings, metadata or attachments that are not
+ *   objects, or (code cells) outputs that are not a list. Finer checks (id syntax, output
+ *   shapes) are `Dialog.validate`'s, run before writing.
+ */
+export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = {}): Dialog {
+  if (typeof text !== 'string') throw new NotebookError(`expected the notebook text as a string, got ${typeof text}`, name);
+  let nb: unknown;
+  try {
+    nb = parseJson(text);
+  } catch (e) {
+    if (e instanceof JsonParseError) {
+      const err = new NotebookError(e.message, name);
+      Object.defineProperty(err, 'cause', { value: e, enumerable: false });
+      throw err;
+    }
+    throw e;
+  }
+  if (!isJsonObject(nb)) throw new NotebookError(`not a notebook: the JSON value is ${describe(nb)}, not an object`, name);
+  if (!hasOwn.call(nb, 'nbformat')) throw new NotebookError('not a notebook: no nbformat field', name, undefined, 'nbformat');
+  const major = nb.nbformat;
+  if (!(pyNumberKind(major) === 'int' && Number(isLosslessNumber(major) ? major.value : major) === 4)) {
+    throw new NotebookError(`unsupported nbformat ${describe(major)}: only nbformat 4 notebooks can be read`, name, undefined, 'nbformat');
+  }
+  let minor: number | undefined;
+  if (hasOwn.call(nb, 'nbformat_minor')) {
+    const m = nb.nbformat_minor;
+    if (pyNumberKind(m) !== 'int') throw new NotebookError(`nbformat_minor must be an integer, got ${describe(m)}`, name, undefined, 'nbformat_minor');
+    minor = Number(isLosslessNumber(m) ? m.value : m);
+  }
+  const cells = nb.cells;
+  if (!Array.isArray(cells)) {
+    throw new NotebookError(`not a notebook: ${cells === undefined ? 'no cells list' : `cells is ${describe(cells)}, not a list`}`, name, undefined, 'cells');
+  }
+  let metadata: JsonObject = {};
+  if (hasOwn.call(nb, 'metadata')) {
+    if (!isJsonObject(nb.metadata)) throw new NotebookError(`notebook metadata must be an object, got ${describe(nb.metadata)}`, name, undefined, 'metadata');
+    metadata = nb.metadata;
+  }
+  const extra: JsonObject = {};
+  for (const k of Object.keys(nb)) {
+    if (k !== 'nbformat' && k !== 'nbformat_minor' && k !== 'cells' && k !== 'metadata') setOwn(extra, k, nb[k]);
+  }
+
+  const dialog = new Dialog([], { metadata, name, origNbformatMinor: minor, extra, newId: opts.newId });
+
+  // Ids written in the file, so that a generated id never collides with a later cell's id.
+  const written = new Set<string>();
+  for (const c of cells) if (isJsonObject(c) && typeof c.id === 'string') written.add(c.id);
+  const used = new Set<string>();
+  const freshId = (): string => {
+    for (let tries = 0; tries < 1000; tries++) {
+      const id = dialog.idSource();
+      if (!written.has(id) && !used.has(id)) return id;
+    }
+    throw new NotebookError('could not find a fresh cell id (the id source keeps repeating)', name);
+  };
+
+  const messages = dialog.messages;
+  for (let i = 0; i < cells.length; i++) {
+    const m = readCell(cells[i], i, name);
+    if (m.id === '' && m.idGenerated) {
+      m.id = freshId();
+    } else if (used.has(m.id)) {
+      m.id = freshId();
+      m.idGenerated = true;
+    }
+    used.add(m.id);
+    messages.push(m);
+  }
+  return dialog;
+}
+
+/** Define an own enumerable property, safe for the key `__proto__`. */
+function setOwn(o: JsonObject, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+/** One cell -> one message. A missing/null id is returned as `''` with `idGenerated` set. */
+function readCell(c: unknown, i: number, file: string): Message {
+  if (!isJsonObject(c)) throw new NotebookError(`a cell must be an object, got ${describe(c)}`, file, i);
+  const rawId = c.id;
+  const where: string | number = typeof rawId === 'string' ? rawId : i;
+  if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
+    throw new NotebookError(`cell id must be a string, got ${describe(rawId)}`, file, i, 'id');
+  }
+  const ct = c.cell_type;
+  if (ct !== 'code' && ct !== 'markdown' && ct !== 'raw') {
+    throw new NotebookError(`unknown cell type ${describe(ct)} (expected code, markdown or raw)`, file, where, 'cell_type');
+  }
+
+  let source: string;
+  const s = c.source;
+  if (s === undefined) source = '';
+  else if (typeof s === 'string') source = s;
+  else if (Array.isArray(s) && allStrings(s)) source = s.join('');
+  else throw new NotebookError(`source must be a string or a list of strings, got ${describe(s)}`, file, where, 'source');
+
+  let meta: JsonObject;
+  if (c.metadata === undefined) meta = {};
+  else if (isJsonObject(c.metadata)) meta = c.metadata;
+  else throw new NotebookError(`cell metadata must be an object, got ${describe(c.metadata)}`, file, where, 'metadata');
+
+  let attachments: JsonObject | undefined;
+  if (c.attachments !== undefined) {
+    if (!isJsonObject(c.attachments)) {
+      throw new NotebookError(`attachments must be an object, got ${describe(c.attachments)}`, file, where, 'attachments');
+    }
+    attachments = c.attachments;
+  }
+
+  const flagValues: Message['flagValues'] = {};
+  for (const k of ct === 'markdown' ? FLAG_KEYS_MARKDOWN : FLAG_KEYS_OTHER) {
+    if (hasOwn.call(meta, k)) {
+      flagValues[k] = meta[k];
+      delete meta[k]; // jsonKeys keeps the written order of the remaining keys
+    }
+  }
+
+  let type: Message['type'];
+  let content = source;
+  let reply = '';
+  let hadSeparator = false;
+  if (ct === 'markdown') {
+    const at = source.indexOf(REPLY_SEPARATOR);
+    if (at >= 0 || pyTruthy(flagValues.solveit_ai)) {
+      type = 'prompt';
+      if (at >= 0) {
+        content = source.slice(0, at);
+        reply = source.slice(at + REPLY_SEPARATOR.length);
+        hadSeparator = true;
+      }
+    } else {
+      type = 'note';
+    }
+  } else {
+    type = ct === 'code' ? 'code' : 'raw';
+  }
+
+  let output: unknown[] = [];
+  let executionCount: unknown = null;
+  if (ct === 'code') {
+    if (c.outputs !== undefined) {
+      if (!Array.isArray(c.outputs)) throw new NotebookError(`outputs must be a list, got ${describe(c.outputs)}`, file, where, 'outputs');
+      output = c.outputs;
+    }
+    if (c.execution_count !== undefined) executionCount = c.execution_count;
+  }
+
+  const m = new Message(content, {
+    type,
+    id: typeof rawId === 'string' ? rawId : '',
+    reply,
+    output,
+    meta,
+    skipped: pyTruthy(flagValues.skipped),
+    pinned: pyTruthy(flagValues.pinned),
+    attachments,
+    executionCount,
+  });
+  m.solveitAi = type === 'prompt' && pyTruthy(flagValues.solveit_ai);
+  m.hadSeparator = hadSeparator;
+  m.idGenerated = typeof rawId !== 'string';
+  m.flagValues = flagValues;
+  const known = ct === 'code' ? CELL_KEYS_CODE : CELL_KEYS_COMMON;
+  for (const k of Object.keys(c)) if (!known.has(k)) setOwn(m.extra, k, c[k]);
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// UTF-8
+
+/**
+ * Read a notebook from its bytes: strict UTF-8 (SPEC §7; Python opens notebooks as UTF-8),
+ * then {@link readsIpynb}. A byte order mark is not removed (it is then a JSON error, as in
+ * Python).
+ * @param bytes the file contents.
+ * @param name names the notebook in error messages.
+ * @throws NotebookError for invalid UTF-8 (with the byte offset of the first bad sequence), and
+ *   everything {@link readsIpynb} throws.
+ */
+export function readsIpynbBytes(bytes: Uint8Array, name = '<bytes>', opts: ReadOptions = {}): Dialog {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch (e) {
+    const at = firstInvalidUtf8(bytes);
+    const err = new NotebookError(`not valid UTF-8${at >= 0 ? ` (bad byte sequence at byte offset ${at})` : ''}`, name);
+    Object.defineProperty(err, 'cause', { value: e, enumerable: false });
+    throw err;
+  }
+  return readsIpynb(text, name, opts);
+}
+
+/** Byte offset of the first ill-formed UTF-8 sequence (Unicode Table 3-7), or -1. */
+function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  const n = b.length;
+  while (i < n) {
+    const c = b[i] as number;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const d = b[i + k];
+      if (d === undefined) return i;
+      if (k === 1 ? d < lo || d > hi : d < 0x80 || d > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+/** A string to be written as the list of its Python `splitlines(keepends=True)` lines. */
+class Lines {
+  constructor(readonly text: string) {}
+}
+
+/** An object given as entries (keys unique); written with keys sorted by code point. */
+class Entries {
+  constructor(readonly entries: [string, unknown][]) {}
+}
+
+const SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
+const NB_TRANSIENT = new Set(['orig_nbformat', 'orig_nbformat_minor', 'signature']);
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
+
+/** Entries of a JSON object minus some keys. */
+function entriesOf(o: JsonObject, skip?: ReadonlySet<string>): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const k of Object.keys(o)) if (skip === undefined || !skip.has(k)) out.push([k, o[k]]);
+  return out;
+}
+
+/**
+ * nbformat's `rejoin_lines` then `split_lines` on one mimebundle: lists of strings under
+ * non-JSON keys are joined; then `text/*`, `application/javascript`, `image/svg+xml` strings
+ * are split into lines.
+ */
+function bundleView(b: unknown): unknown {
+  if (!isJsonObject(b)) return b;
+  const out: [string, unknown][] = [];
+  for (const k of Object.keys(b)) {
+    let v = b[k];
+    if (Array.isArray(v) && !isJsonMime(k) && allStrings(v)) v = v.join('');
+    if (typeof v === 'string' && (k.startsWith('text/') || SPLIT_MIMES.has(k))) v = new Lines(v);
+    out.push([k, v]);
+  }
+  return new Entries(out);
+}
+
+/** One output as nbformat writes it (see the module note). */
+function outputView(o: unknown): unknown {
+  if (!isJsonObject(o)) return o;
+  const ot = o.output_type;
+  if (ot === 'execute_result' || ot === 'display_data') {
+    const out: [string, unknown][] = [];
+    for (const k of Object.keys(o)) {
+      let v = o[k];
+      if (k === 'data') v = bundleView(v);
+      else if (k === 'metadata' && isJsonObject(v) && hasOwn.call(v, '__type')) v = new Entries(entriesOf(v, new Set(['__type'])));
+      out.push([k, v]);
+    }
+    return new Entries(out);
+  }
+  let text = o.text;
+  if (typeof ot === 'string' && ot !== '' && Array.isArray(text) && allStrings(text)) text = text.join('');
+  if (ot === 'stream' && typeof text === 'string') text = new Lines(text);
+  if (text === o.text) return o;
+  return new Entries(entriesOf(o).map(([k, v]) => [k, k === 'text' ? text : v]));
+}
+
+/**
+ * The value a metadata flag is written with: the value read, if it still has the flag's truth
+ * value; else `true` when set; else nothing.
+ */
+function flagValue(on: boolean, read: unknown): unknown {
+  if (read !== undefined && pyTruthy(read) === on) return read;
+  return on ? true : undefined;
+}
+
+function cellView(m: Message): Entries {
+  const ct = m.cellType;
+  const md = new Map<string, unknown>();
+  for (const k of Object.keys(m.meta)) if (k !== 'trusted') md.set(k, m.meta[k]);
+  // The flags decide their keys; a same-named key left in `meta` does not override them.
+  // `solveit_ai` is a flag of markdown cells only (on code and raw cells it is plain metadata).
+  const flags: [keyof Message['flagValues'], boolean][] = [
+    ['skipped', m.skipped],
+    ['pinned', m.pinned],
+  ];
+  if (ct === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && m.solveitAi]);
+  for (const [k, on] of flags) {
+    const v = flagValue(on, m.flagValues[k]);
+    if (v !== undefined) md.set(k, v);
+    else md.delete(k);
+  }
+  const e: [string, unknown][] = [
+    ['cell_type', ct],
+    ['id', m.id],
+    ['metadata', new Entries([...md])],
+    ['source', new Lines(m.source)],
+  ];
+  if (m.attachments !== undefined) {
+    const att = m.attachments;
+    e.push(['attachments', isJsonObject(att) ? new Entries(Object.keys(att).map((k) => [k, bundleView(att[k])])) : att]);
+  }
+  if (ct === 'code') {
+    e.push(['outputs', m.output.map(outputView)]);
+    e.push(['execution_count', m.executionCount === undefined ? null : m.executionCount]);
+  } else if (m.output.length > 0) {
+    e.push(['outputs', m.output.map(outputView)]);
+  }
+  const taken = new Set(e.map(([k]) => k));
+  for (const k of Object.keys(m.extra)) if (!taken.has(k)) e.push([k, m.extra[k]]);
+  return new Entries(e);
+}
+
+/** Python `json.dumps` text of a number value (ints exact, floats as repr; NaN/Infinity spelled as Python's json). */
+function numberText(v: unknown): string {
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return 'NaN';
+    if (v === Infinity) return 'Infinity';
+    if (v === -Infinity) return '-Infinity';
+    return Number.isSafeInteger(v) ? String(v === 0 ? 0 : v) : pyFloatRepr(v);
+  }
+  if (typeof v === 'bigint') return v.toString();
+  const lexeme = (v as { value: string }).value;
+  if (pyNumberKind(v) === 'int') return /^(?:0|-?[1-9][0-9]*)$/.test(lexeme) ? lexeme : pyNumberRepr(v);
+  const x = Number(lexeme);
+  if (x === Infinity) return 'Infinity';
+  if (x === -Infinity) return '-Infinity';
+  return pyFloatRepr(x);
+}
+
+function byKey(a: [string, unknown], b: [string, unknown]): number {
+  return cpCompare(a[0], b[0]);
+}
+
+/** Serialiser with nbformat's layout: indent 1, `",\n"` item separators, `": "` key separator. */
+class Writer {
+  readonly out: string[] = [];
+  private readonly nl: string[] = [];
+  constructor(private readonly file: string) {}
+
+  newline(level: number): string {
+    let s = this.nl[level];
+    if (s === undefined) s = this.nl[level] = '\n' + ' '.repeat(level);
+    return s;
+  }
+
+  value(v: unknown, level: number): void {
+    const out = this.out;
+    switch (typeof v) {
+      case 'string':
+        out.push(JSON.stringify(v));
+        return;
+      case 'boolean':
+        out.push(v ? 'true' : 'false');
+        return;
+      case 'number':
+      case 'bigint':
+        out.push(numberText(v));
+        return;
+      case 'object': {
+        if (v === null) {
+          out.push('null');
+          return;
+        }
+        if (v instanceof Lines) return this.lines(v.text, level);
+        if (v instanceof Entries) return this.entries(v.entries.slice(), level);
+        if (isLosslessNumber(v)) {
+          out.push(numberText(v));
+          return;
+        }
+        if (Array.isArray(v)) return this.array(v, level);
+        if (isJsonObject(v)) return this.entries(entriesOf(v), level);
+        break;
+      }
+    }
+    throw new NotebookError(`a value of type ${typeof v} is not JSON-serialisable`, this.file);
+  }
+
+  array(a: unknown[], level: number): void {
+    const out = this.out;
+    if (a.length === 0) {
+      out.push('[]');
+      return;
+    }
+    const inner = this.newline(level + 1);
+    out.push('[' + inner);
+    for (let i = 0; i < a.length; i++) {
+      if (i > 0) out.push(',' + inner);
+      this.value(a[i], level + 1);
+    }
+    out.push(this.newline(level) + ']');
+  }
+
+  entries(e: [string, unknown][], level: number): void {
+    const out = this.out;
+    if (e.length === 0) {
+      out.push('{}');
+      return;
+    }
+    e.sort(byKey);
+    const inner = this.newline(level + 1);
+    out.push('{' + inner);
+    for (let i = 0; i < e.length; i++) {
+      const [k, v] = e[i] as [string, unknown];
+      out.push((i > 0 ? ',' + inner : '') + JSON.stringify(k) + ': ');
+      this.value(v, level + 1);
+    }
+    out.push(this.newline(level) + '}');
+  }
+
+  /** A string as the JSON list of its splitlines(keepends=True) lines, without building the list. */
+  lines(s: string, level: number): void {
+    const out = this.out;
+    if (s === '') {
+      out.push('[]');
+      return;
+    }
+    const inner = this.newline(level + 1);
+    const sep = ',' + inner;
+    const re = LINE_BREAK;
+    re.lastIndex = 0;
+    let start = 0;
+    let first = true;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(s)) !== null) {
+      const end = m.index + m[0].length;
+      out.push((first ? '[' + inner : sep) + JSON.stringify(s.slice(start, end)));
+      first = false;
+      start = end;
+    }
+    if (start < s.length) out.push((first ? '[' + inner : sep) + JSON.stringify(s.slice(start)));
+    out.push(this.newline(level) + ']');
+  }
+}
+
+/**
+ * Write a dialog as `.ipynb` text: the exact text (as a JS string) that Python's nbformat
+ * tooling writes for it — see the module note (SPEC §7). Prompts are written as markdown cells
+ * with source `content + REPLY_SEPARATOR + reply` (no separator when the reply is empty and the
+ * cell had none) and metadata `solveit_ai: true` (unless the prompt was read from a cell without
+ * it, SPEC §10.2). `skipped`/`pinned` are written as `true` when set (or with the value read,
+ * if it has the same truth value), and left out when unset.
+ *
+ * @param dialog the dialog; not modified.
+ * @param opts `validate: false` skips `dialog.validate()` (the output may then break the schema).
+ * @returns the notebook text, ending with `"\n"`. Encode it as UTF-8 to get the file bytes.
+ * @throws NotebookError from `dialog.validate()`, or for a value that is not JSON.
+ */
+export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
+  if (!(dialog instanceof Dialog)) throw new NotebookError('dumpsIpynb: expected a Dialog', '<dialog>');
+  if (opts.validate !== false) dialog.validate();
+  const top: [string, unknown][] = [
+    ['cells', dialog.messages.map(cellView)],
+    ['metadata', new Entries(entriesOf(dialog.metadata, NB_TRANSIENT))],
+    ['nbformat', 4],
+    ['nbformat_minor', 5],
+  ];
+  const taken = new Set(top.map(([k]) => k));
+  for (const k of Object.keys(dialog.extra)) if (!taken.has(k)) top.push([k, dialog.extra[k]]);
+  const w = new Writer(dialog.name);
+  w.entries(top, 0);
+  w.out.push('\n');
+  return w.out.join('');
+}

@@ -373,6 +373,7 @@ export function compactCompletedInteractions(
   countTokens: MessagesTokenCounter,
   options: EvidenceOptions = {},
 ): EvidenceCompactionResult {
+  if (options === null || typeof options !== 'object') throw new EvidenceArgumentError('options must be an object');
   const keepRecent = options.keepRecent ?? EVIDENCE_KEEP_RECENT;
   const previewChars = options.resultPreviewChars ?? EVIDENCE_PREVIEW_CHARS;
   if (typeof keepRecent !== 'number' || !Number.isSafeInteger(keepRecent) || keepRecent < 0) {

@@ -18,7 +18,7 @@ import { BudgetError, InvalidArgumentError } from './errors.js';
 import type { Msg, Part, ToolUsePart } from './model.js';
 import { cpLen, pyLstrip, pyRepr, pySplitlines, pyStrip } from './py.js';
 import { jsonKeys } from './json.js';
-import { fitsToks, lenToks, truncToksMid } from './tokens.js';
+import { decToks, encToks, fitsToks, lenToks, truncToksMid } from './tokens.js';
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks
@@ -136,11 +136,14 @@ export function compactText(s: string, mark: string, maxToks: number): string {
 }
 
 /**
- * Remove every `<warn>…</warn>` and `<note>…</note>` block: leftmost first, shortest body,
- * across lines, closed by the same tag name (the reference's `<(warn|note)>.*?</\1>` with DOTALL).
- * Linear time: once a tag has no closing tag after some position, it has none after any later one.
+ * Remove every `<warn>…</warn>` and `<note>…</note>` doc-state block: leftmost first, shortest
+ * body, across lines, closed by the same tag name — what the reference's
+ * `re.sub(r'<(warn|note)>.*?</\1>', '', s, flags=re.DOTALL)` does (SPEC §3). Tags are
+ * case-sensitive and exact (`<warn >` is not a tag). Linear time, also on many unclosed tags:
+ * once a tag has no closing tag after some position, it has none after any later one.
+ * @param s any string. @returns `s` without the blocks.
  */
-function dropWarnNote(s: string): string {
+export function dropDocState(s: string): string {
   if (!s.includes('<warn>') && !s.includes('<note>')) return s;
   const tags = ['warn', 'note'] as const;
   const dead = { warn: false, note: false };
@@ -178,7 +181,7 @@ const KEEP = '\u{1D341}'; // 𝍁
 export function compactResult(s: string, maxToks: number): string {
   needString(s, 'compactResult', 's');
   checkBudget(maxToks, 'compactResult');
-  let t = pyStrip(dropWarnNote(s));
+  let t = pyStrip(dropDocState(s));
   const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
   if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
   const text = joinLines(t);
@@ -212,15 +215,61 @@ function longestFenceRun(code: string): number {
 }
 
 /**
+ * When `midCutter` switches from repeated `truncToksMid` calls to one full encoding: after a
+ * `truncToksMid` call that took longer than this many milliseconds. Only speed depends on it,
+ * never the output (both ways compute the same cut). Tests set it to 0 or Infinity to run
+ * each way.
+ */
+export const dslTuning = { slowCutMs: 8 };
+
+const clock: () => number = typeof globalThis.performance?.now === 'function' ? () => globalThis.performance.now() : () => Date.now();
+
+/**
+ * `k => truncToksMid(text, k)` for a series of budgets over one text, with bounded cost.
+ * `truncToksMid` merges only the O(k) tokens it needs, which is usually cheap; but when the
+ * text starts or ends inside one huge pre-token piece (a long base64 line) every call must
+ * merge that whole piece. So once a call proves slow ({@link dslTuning}), the text is encoded
+ * once and later cuts are made from its ids exactly as `truncToksMid` makes them (SPEC §2:
+ * mark ids cut to `k`, `ceil(n/2)` head ids, `floor(n/2)` tail ids, one UTF-8 decode with
+ * replacement).
+ */
+function midCutter(text: string): (k: number) => string {
+  let slow = false;
+  let ids: number[] | undefined;
+  let markIds: number[] | undefined;
+  return (k: number): string => {
+    if (!slow || k <= 0) {
+      const t0 = clock();
+      const out = truncToksMid(text, k);
+      slow = clock() - t0 > dslTuning.slowCutMs;
+      return out;
+    }
+    ids ??= encToks(text);
+    markIds ??= encToks(CUT_MARK);
+    if (ids.length <= k) return text;
+    const m = markIds.slice(0, k);
+    const n = k - m.length;
+    const a = Math.ceil(n / 2);
+    const b = Math.floor(n / 2);
+    const out = ids.slice(0, a);
+    for (const t of m) out.push(t);
+    for (let i = ids.length - b; i < ids.length; i++) out.push(ids[i]!);
+    return decToks(out);
+  };
+}
+
+/** The mark `truncToksMid` puts where it cuts (its default). */
+const CUT_MARK = ' … ';
+
+/**
  * Python code in a Markdown fence that its content cannot close (SPEC §3). The code is stripped;
  * the fence is backticks, one more than the longest fence-like line inside (minimum 3).
  * Returns `fence + 'python\n' + code + '\n' + fence` when that fits `maxToks`; otherwise the
  * code middle-truncated to the largest token budget `k ≤ min(lenToks(code), maxToks)` (tried
  * downwards one by one, as the reference does) for which the whole block fits; the empty fence
- * pair when no `k > 0` fits. Cost: `fitsToks` and `truncToksMid` only merge the O(maxToks)
- * tokens they need, and each step re-counts a block of about `maxToks` tokens; the loop runs
- * about as many steps as the fence adds tokens, so a megabyte of code costs O(maxToks²)
- * merges, not a re-encoding per step.
+ * pair when no `k > 0` fits. Cost: per step one cut and one re-count of a block of about
+ * `maxToks` tokens (the loop usually runs about as many steps as the fence adds tokens); a
+ * code whose cuts are slow (one huge token piece) is encoded once instead of once per step.
  * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
  * @throws InvalidArgumentError on a non-string `code` or a bad budget.
  */
@@ -236,10 +285,11 @@ export function fencedCode(code: string, maxToks: number): string {
   if (!fitsToks(pre + suf, maxToks)) {
     throw new BudgetError(`fencedCode: a budget of ${maxToks} tokens is too small for a fenced block (the empty fence needs ${lenToks(pre + suf)})`);
   }
+  const cut = midCutter(body);
   // min(len_toks(code), maxToks) without counting all of a huge body
   let k = fitsToks(body, maxToks) ? lenToks(body) : maxToks;
   for (; k > 0; k--) {
-    const block = pre + truncToksMid(body, k) + suf;
+    const block = pre + cut(k) + suf;
     if (fitsToks(block, maxToks)) return block;
   }
   return pre + suf;

@@ -123,7 +123,7 @@ def bits_hex(x):
 float_values = [0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 0.2 + 0.1, 1e-4, 1e-5, 9.999e-5, 0.00011, 1e15, 1e16, 9999999999999998.0,
                 1e16 + 2, 1.5e16, 123456789012345680.0, 1e22, 1e21, 1e23, 5e-324, 2.2250738585072014e-308,
                 1.7976931348623157e308, float('inf'), float('-inf'), float('nan'), 100.0, 1234.5, 2.5e-8, 1e300,
-                3.141592653589793, 2 ** 53, 2 ** 53 + 2, 2 ** 63, 1 / 3, 2 / 3, 123e-7, 0.001, 12345.678e10]
+                3.141592653589793, 2.0 ** 53, 2.0 ** 53 + 2, 2.0 ** 63, 1 / 3, 2 / 3, 123e-7, 0.001, 12345.678e10]
 for k in range(-30, 31):
     float_values.append(10.0 ** k)
     float_values.append(1.5 * 10.0 ** k)
@@ -133,6 +133,7 @@ for _ in range(1500):
         float_values.append(x)
 for _ in range(500):
     float_values.append(round(rng.uniform(-1e6, 1e6), rng.randint(0, 8)))
+assert all(isinstance(x, float) for x in float_values)
 float_cases = [{'bits': bits_hex(x), 'repr': repr(x), 'json': json.dumps(x)} for x in float_values]
 
 # ---------------------------------------------------------------------------------------------

@@ -133,10 +133,11 @@ export function cpCompare(a: string, b: string): number {
   const x = a.charCodeAt(i);
   const y = b.charCodeAt(i);
   if (x < 0xd800 && y < 0xd800) return x - y;
-  // At least one surrogate: compare the whole code points that contain position i.
+  // At least one surrogate: compare the code points that start at i, or at i - 1 when i is
+  // the low half of a pair whose (shared) high half is at i - 1.
   if (i > 0) {
     const prev = a.charCodeAt(i - 1);
-    if (prev >= 0xd800 && prev <= 0xdbff) i--;
+    if (prev >= 0xd800 && prev <= 0xdbff && ((x >= 0xdc00 && x <= 0xdfff) || (y >= 0xdc00 && y <= 0xdfff))) i--;
   }
   return (a.codePointAt(i) as number) - (b.codePointAt(i) as number);
 }

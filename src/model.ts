@@ -72,7 +72,8 @@ export function mkMsg(content: string | Array<string | Part>, role: Role = 'user
 
 function str(o: Record<string, unknown>, key: string, where: string, fallback?: string): string {
   const v = o[key];
-  if (v === undefined && fallback !== undefined) return fallback;
+  // The reference writes `null` for a result's missing id or tool name; read it as the fallback.
+  if ((v === undefined || v === null) && fallback !== undefined) return fallback;
   if (typeof v !== 'string') throw new InvalidArgumentError(`${where}: field "${key}" must be a string, got ${v === null ? 'null' : typeof v}`);
   return v;
 }

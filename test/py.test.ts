@@ -3,7 +3,7 @@
  * (test/fixtures/py-cases.json, written by scripts/gen-py-fixtures.py) or is a literal
  * checked against python3 by hand (noted where used).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { LosslessNumber } from 'lossless-json';
@@ -31,7 +31,7 @@ import {
   unitToCpIndex,
   type PyDumpsOptions,
 } from '../src/py.js';
-import { FIXTURES } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared } from './support.js';
 
 interface Fixture {
   python: string;
@@ -316,5 +316,25 @@ describe('speed', () => {
     const out = pyDumps({ cells }, { indent: 1, sortKeys: true, ensureAscii: false });
     expect(performance.now() - t0).toBeLessThan(4000);
     expect(out.length).toBeGreaterThan(5_000_000);
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)('conformance: notebooks the reference wrote re-serialise byte for byte', () => {
+  // SPEC §7: the writer is json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n".
+  // Every *.roundtrip.ipynb and *.compact.ipynb was written by it, and so was every input
+  // that has no roundtrip file (its round trip must reproduce the input).
+  const dir = HAVE_SHARED ? shared('conformance', 'dialogs') : '';
+  const files = HAVE_SHARED
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.ipynb'))
+        .filter((f) => /\.(roundtrip|compact)\.ipynb$/.test(f) || !existsSync(join(dir, f.replace(/\.ipynb$/, '.roundtrip.ipynb'))))
+        .sort()
+    : [];
+  it('finds the dialogs', () => {
+    expect(files.length).toBeGreaterThan(50);
+  });
+  it.each(files)('%s', (f) => {
+    const text = readFileSync(join(dir, f), 'utf8');
+    expect(pyDumps(parseJson(text, f), { indent: 1, sortKeys: true, ensureAscii: false }) + '\n').toBe(text);
   });
 });

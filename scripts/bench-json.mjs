@@ -3,7 +3,9 @@
 // notebook-like document built in memory (~20 MB by default: many short source lines, long
 // base64 outputs, escapes, non-ASCII text so the JS string is two-byte, as real dialogs are).
 //
-// Usage: node scripts/bench-json.mjs [sizeMB=20] [rounds=5]
+// Usage: node scripts/bench-json.mjs [sizeMB=20] [rounds=5] [file.ipynb ...]
+// Times are medians of `rounds` runs: wall-clock and CPU (user+system of this process, which
+// includes V8's GC threads); on a loaded machine compare the CPU ratios.
 // Loads the TypeScript sources directly (transpiled with the project's `typescript` into a
 // temporary directory), so it needs no build.
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, symlinkSync, rmSync } from 'node:fs';
@@ -15,6 +17,7 @@ import ts from 'typescript';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sizeMB = Number(process.argv[2] ?? 20);
 const rounds = Number(process.argv[3] ?? 5);
+const files = process.argv.slice(4);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-json-'));
 try {
@@ -30,37 +33,43 @@ try {
   const { parseJson } = await import(pathToFileURL(join(dir, 'src', 'json.js')).href);
   const { pyDumps } = await import(pathToFileURL(join(dir, 'src', 'py.js')).href);
 
-  const text = buildNotebookText(sizeMB * 1e6);
-  console.log(`document: ${(text.length / 1e6).toFixed(1)} M UTF-16 units, two-byte string`);
-
-  const native = JSON.parse(text);
-  const ours = parseJson(text);
-  const tParseNative = time(() => JSON.parse(text));
-  const tParseOurs = time(() => parseJson(text));
-  const opts = { indent: 1, sortKeys: true, ensureAscii: false };
-  const tDumpNative = time(() => JSON.stringify(native, null, 1));
-  const tDumpOurs = time(() => pyDumps(ours, opts));
-  const tDumpAscii = time(() => pyDumps(ours, { indent: 1, sortKeys: true }));
-  const report = (name, ours, native) =>
-    console.log(`${name.padEnd(44)} ours ${ours.toFixed(0).padStart(5)} ms   native ${native.toFixed(0).padStart(5)} ms   ratio ${(ours / native).toFixed(2)}`);
-  report('parse (parseJson vs JSON.parse)', tParseOurs, tParseNative);
-  report('dump indent=1 sort_keys (vs JSON.stringify)', tDumpOurs, tDumpNative);
-  report('dump ensure_ascii=True (vs JSON.stringify)', tDumpAscii, tDumpNative);
+  const docs = [['built notebook-like document', buildNotebookText(sizeMB * 1e6)]];
+  for (const f of files) docs.push([f, readFileSync(f, 'utf8')]);
+  for (const [name, text] of docs) {
+    console.log(`${name}: ${(text.length / 1e6).toFixed(1)} M UTF-16 units`);
+    const native = JSON.parse(text);
+    const ours = parseJson(text);
+    const opts = { indent: 1, sortKeys: true, ensureAscii: false };
+    const report = (what, a, b) =>
+      console.log(
+        `  ${what.padEnd(44)} wall ${a.wall.toFixed(0).padStart(5)} vs ${b.wall.toFixed(0).padStart(5)} ms (x${(a.wall / b.wall).toFixed(2)})` +
+          `   cpu ${a.cpu.toFixed(0).padStart(5)} vs ${b.cpu.toFixed(0).padStart(5)} ms (x${(a.cpu / b.cpu).toFixed(2)})`,
+      );
+    report('parseJson vs JSON.parse', time(() => parseJson(text)), time(() => JSON.parse(text)));
+    const nativeDump = time(() => JSON.stringify(native, null, 1));
+    report('pyDumps nbformat style vs JSON.stringify', time(() => pyDumps(ours, opts)), nativeDump);
+    report('pyDumps ensure_ascii vs JSON.stringify', time(() => pyDumps(ours, { indent: 1, sortKeys: true })), nativeDump);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Median wall time of `rounds` runs after one warm-up, in ms. */
+/** Median wall and CPU time of `rounds` runs after one warm-up, in ms. */
 function time(fn) {
   fn();
-  const ts = [];
+  const walls = [];
+  const cpus = [];
   for (let i = 0; i < rounds; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
-    fn();
-    ts.push(performance.now() - t0);
+    const out = fn();
+    if (typeof out === 'string') out.charCodeAt(out.length >> 1); // flatten a rope result
+    walls.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpus.push((c.user + c.system) / 1000);
   }
-  ts.sort((a, b) => a - b);
-  return ts[Math.floor(ts.length / 2)];
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { wall: median(walls), cpu: median(cpus) };
 }
 
 /** A notebook-shaped JSON text of about `target` UTF-16 units, pretty-printed like nbformat. */

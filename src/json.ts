@@ -409,15 +409,21 @@ class Parser {
  * (written key order via {@link jsonKeys}; duplicate keys: last value, first position; a
  * `__proto__` key is an ordinary own property).
  *
- * Accepted whitespace is space, tab, `\n`, `\r`. Strings may hold any escape including lone
- * surrogates (`\ud800`, kept as a lone UTF-16 unit); raw control characters U+0000–U+001F in
- * strings are rejected, as Python's strict mode does. A leading U+FEFF is rejected, as Python
- * does. Nesting deeper than {@link MAX_JSON_DEPTH} levels is rejected (as
- * Python's RecursionError near the same depth). Leniency over Python: integers longer than
- * Python's 4300-digit int conversion limit are accepted (kept as their lexeme).
+ * Accepted whitespace is space, tab, `\n`, `\r`. Strings may hold any escape, including lone
+ * surrogates (`\ud800`, kept as a lone UTF-16 unit); an escaped pair `\ud83d\ude00` is one
+ * character, as in Python. Raw control characters U+0000–U+001F inside strings are rejected
+ * (Python's strict mode), as is a leading U+FEFF (Python: "Unexpected UTF-8 BOM"). Nesting
+ * deeper than {@link MAX_JSON_DEPTH} levels is rejected (Python: RecursionError near the same
+ * depth).
+ *
+ * Known differences from Python: integers longer than Python's 4300-digit int conversion limit
+ * are accepted (kept as their lexeme); a raw lone high surrogate in `text` followed by an
+ * escaped low one reads as one astral character where Python keeps two code points (text
+ * decoded from UTF-8 never holds raw lone surrogates).
  *
  * Throws `JsonParseError` (message with line, column in code points, and UTF-16 offset;
- * `position` = UTF-16 offset) on any syntax error. Runs in linear time.
+ * `position` = UTF-16 offset, which is Python's `pos` when no astral character precedes it) on
+ * any syntax error. Runs in linear time.
  */
 export function parseJson(text: string, source?: string): unknown {
   if (typeof text !== 'string') {

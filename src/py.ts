@@ -86,9 +86,14 @@ export function unitToCpIndex(s: string, unit: number): number {
 /**
  * Python slice `s[start:end]` with indexes in code points: negative indexes count from the
  * end, out-of-range indexes are clamped, `end` omitted means the end, `start >= end` gives
- * `''`. Never splits a surrogate pair. Linear.
+ * `''`; ±Infinity act as "past the end"/"before the start". Never splits a surrogate pair.
+ * Linear. Throws `InvalidArgumentError` for a non-string `s` or a NaN/non-number index.
  */
 export function cpSlice(s: string, start: number, end?: number): string {
+  checkStr('cpSlice', s);
+  if (typeof start !== 'number' || Number.isNaN(start) || (end !== undefined && (typeof end !== 'number' || Number.isNaN(end)))) {
+    throw new InvalidArgumentError(`cpSlice: indexes must be numbers, got ${describe(start)} and ${describe(end)}`);
+  }
   if (!SURROGATE.test(s)) {
     const n = s.length;
     let a = Math.trunc(start);
@@ -162,7 +167,8 @@ export function isPyWhitespace(cp: number): boolean {
   return cp <= 0x20 ? cp === 0x20 || (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1f) : WS_SET.has(cp);
 }
 
-function charSet(chars: string): Set<number> {
+function charSet(chars: unknown): Set<number> {
+  if (typeof chars !== 'string') throw new InvalidArgumentError(`strip: chars must be a string, null or undefined, got ${describe(chars)}`);
   const set = new Set<number>();
   for (const ch of chars) set.add(ch.codePointAt(0) as number);
   return set;
@@ -203,7 +209,8 @@ function checkStr(fn: string, s: unknown): asserts s is string {
 /**
  * Python `s.strip(chars)`: remove leading and trailing code points that are Python whitespace
  * ({@link isPyWhitespace}) when `chars` is omitted/null, else that occur in `chars` (compared
- * by code point; `''` strips nothing). Throws `InvalidArgumentError` if `s` is not a string.
+ * by code point; `''` strips nothing). Throws `InvalidArgumentError` if `s` is not a string
+ * or `chars` is neither a string nor null/undefined.
  */
 export function pyStrip(s: string, chars?: string | null): string {
   checkStr('pyStrip', s);

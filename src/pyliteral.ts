@@ -144,7 +144,11 @@ const enum T {
   End,
 }
 
-type NumVal = { k: 'int'; v: bigint } | { k: 'float'; v: number } | { k: 'imag'; v: number };
+const enum N {
+  Int,
+  Float,
+  Imag,
+}
 
 /** Decoded string literal: either text (with surrogate split offsets) or bytes. */
 interface StrTok {
@@ -175,6 +179,12 @@ function isDigit(c: number): boolean {
 function isHex(c: number): boolean {
   return (c >= C_0 && c <= C_9) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 }
+function isOctal(c: number): boolean {
+  return c >= C_0 && c <= 55;
+}
+function isBinary(c: number): boolean {
+  return c === C_0 || c === 49;
+}
 function hexVal(c: number): number {
   return c <= C_9 ? c - C_0 : (c | 32) - 87;
 }
@@ -189,8 +199,6 @@ function isIdentStart(c: number): boolean {
 const EXPR_START_OPS = new Set(['(', '[', '{', '+', '-', '...']);
 const STR_PREFIXES = new Set(['', 'r', 'u', 'b', 'br', 'rb', 'f', 'fr', 'rf']);
 const VALID_IDENT = /^[\p{XID_Start}_][\p{XID_Continue}]*$/u;
-const SINGLE_STOP: Record<string, RegExp> = { "'": /['\\\n]/g, '"': /["\\\n]/g };
-const TRIPLE_STOP: Record<string, RegExp> = { "'": /['\\]/g, '"': /["\\]/g };
 
 const SIMPLE_ESCAPES: Record<string, number> = {
   '\\': 92,
@@ -214,10 +222,6 @@ const enum K {
   Other,
 }
 
-interface Node {
-  v: PyValue;
-  k: K;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parser
@@ -231,9 +235,12 @@ class LiteralParser {
   private tt: T = T.End;
   private tStart = 0;
   private tOp = '';
-  private tNum: NumVal | null = null;
+  private tNumKind: N = N.Int;
+  private tNumVal: bigint | number = 0;
   private tStr: StrTok | null = null;
   private tName = '';
+  /** Node kind of the value the last parse function returned (see K). */
+  private kind: K = K.Other;
 
   constructor(private readonly s: string) {}
 
@@ -397,68 +404,86 @@ class LiteralParser {
   private lexNumber(): void {
     const s = this.s;
     const start = this.pos;
-    let c = s.charCodeAt(this.pos);
-    let tok: NumVal;
-    const c1 = s.charCodeAt(this.pos + 1) | 32;
+    let c = s.charCodeAt(start);
+    const c1 = s.charCodeAt(start + 1) | 32;
     if (c === C_0 && (c1 === 120 || c1 === 111 || c1 === 98)) {
       this.pos += 2;
-      const [test, radix] =
-        c1 === 120
-          ? [isHex, 'x']
-          : c1 === 111
-            ? [(d: number) => d >= C_0 && d <= 55, 'o']
-            : [(d: number) => d === C_0 || d === 49, 'b'];
+      const radix = c1 === 120 ? 'x' : c1 === 111 ? 'o' : 'b';
+      const test = c1 === 120 ? isHex : c1 === 111 ? isOctal : isBinary;
       const digits = this.digitsOfBase(test, true);
-      tok = { k: 'int', v: BigInt('0' + radix + digits) };
-    } else {
-      let intPart = '';
-      let leadingZeroInt = false;
-      if (c !== C_DOT) {
-        intPart = this.digitsOfBase(isDigit, false);
-        leadingZeroInt = intPart.length > 1 && intPart.charCodeAt(0) === C_0 && /[1-9]/.test(intPart);
-      }
-      let isFloat = false;
-      let text = intPart;
-      c = s.charCodeAt(this.pos);
-      if (c === C_DOT) {
-        isFloat = true;
-        this.pos++;
-        text += '.';
-        if (isDigit(s.charCodeAt(this.pos))) text += this.digitsOfBase(isDigit, false);
-        c = s.charCodeAt(this.pos);
-      }
-      if (c === 101 || c === 69) {
-        let p = this.pos + 1;
-        const sign = s.charCodeAt(p);
-        if (sign === 43 || sign === 45) p++;
-        if (isDigit(s.charCodeAt(p))) {
-          isFloat = true;
-          text += 'e' + (sign === 45 ? '-' : '');
-          this.pos = p;
-          text += this.digitsOfBase(isDigit, false);
-          c = s.charCodeAt(this.pos);
-        } else {
-          // `1e`, `1e+`, or a keyword glued to the number (`1else`): never a literal.
-          this.fail('invalid decimal literal', start);
-        }
-      }
-      if (c === 106 || c === 74) {
-        this.pos++;
-        tok = { k: 'imag', v: Number(text) };
-      } else if (isFloat) {
-        tok = { k: 'float', v: Number(text) };
-      } else {
-        if (leadingZeroInt) this.fail('leading zeros in a decimal integer', start);
-        // Only a non-zero literal counts (it has no leading zeros); `000…0` is plain 0.
-        if (intPart.length > MAX_INT_DIGITS && /[1-9]/.test(intPart)) {
-          this.fail('integer literal beyond 4300 digits', start);
-        }
-        tok = { k: 'int', v: BigInt(intPart) };
-      }
+      this.endNumber(start, N.Int, BigInt('0' + radix + digits));
+      return;
     }
-    if (isIdentChar(s.charCodeAt(this.pos))) this.fail('invalid number literal', start);
+    // Fast path: a plain run of decimal digits.
+    let p = start;
+    let small = 0;
+    while (isDigit((c = s.charCodeAt(p)))) {
+      small = small * 10 + (c - C_0);
+      p++;
+    }
+    const lc = c | 32;
+    if (p > start && c !== C_US && c !== C_DOT && lc !== 101 && lc !== 106) {
+      const len = p - start;
+      this.pos = p;
+      if (len > 1 && s.charCodeAt(start) === C_0) {
+        if (small !== 0) this.fail('leading zeros in a decimal integer', start);
+        this.endNumber(start, N.Int, 0n);
+      } else if (len <= 15) {
+        this.endNumber(start, N.Int, BigInt(small));
+      } else {
+        if (len > MAX_INT_DIGITS) this.fail('integer literal beyond 4300 digits', start);
+        this.endNumber(start, N.Int, BigInt(s.slice(start, p)));
+      }
+      return;
+    }
+    let intPart = '';
+    let leadingZeroInt = false;
+    if (s.charCodeAt(start) !== C_DOT) {
+      intPart = this.digitsOfBase(isDigit, false);
+      leadingZeroInt = intPart.length > 1 && intPart.charCodeAt(0) === C_0 && /[1-9]/.test(intPart);
+    }
+    let isFloat = false;
+    let text = intPart;
+    c = s.charCodeAt(this.pos);
+    if (c === C_DOT) {
+      isFloat = true;
+      this.pos++;
+      text += '.';
+      if (isDigit(s.charCodeAt(this.pos))) text += this.digitsOfBase(isDigit, false);
+      c = s.charCodeAt(this.pos);
+    }
+    if (c === 101 || c === 69) {
+      let q = this.pos + 1;
+      const sign = s.charCodeAt(q);
+      if (sign === 43 || sign === 45) q++;
+      // `1e`, `1e+`, or a keyword glued to the number (`1else`): never a literal.
+      if (!isDigit(s.charCodeAt(q))) this.fail('invalid decimal literal', start);
+      isFloat = true;
+      text += 'e' + (sign === 45 ? '-' : '');
+      this.pos = q;
+      text += this.digitsOfBase(isDigit, false);
+      c = s.charCodeAt(this.pos);
+    }
+    if (c === 106 || c === 74) {
+      this.pos++;
+      this.endNumber(start, N.Imag, Number(text));
+    } else if (isFloat) {
+      this.endNumber(start, N.Float, Number(text));
+    } else {
+      if (leadingZeroInt) this.fail('leading zeros in a decimal integer', start);
+      // Only a non-zero literal counts (it has no leading zeros); `000…0` is plain 0.
+      if (intPart.length > MAX_INT_DIGITS && /[1-9]/.test(intPart)) {
+        this.fail('integer literal beyond 4300 digits', start);
+      }
+      this.endNumber(start, N.Int, BigInt(intPart));
+    }
+  }
+
+  private endNumber(start: number, kind: N, v: bigint | number): void {
+    if (isIdentChar(this.s.charCodeAt(this.pos))) this.fail('invalid number literal', start);
     this.tt = T.Num;
-    this.tNum = tok;
+    this.tNumKind = kind;
+    this.tNumVal = v;
   }
 
   /** Lex a string literal whose opening quote is at `pos` (prefix already consumed). */
@@ -468,40 +493,27 @@ class LiteralParser {
     const qc = q.charCodeAt(0);
     let bodyStart: number;
     let bodyEnd: number;
+    const n = s.length;
     if (s.charCodeAt(this.pos + 1) === qc && s.charCodeAt(this.pos + 2) === qc) {
       bodyStart = this.pos + 3;
-      const re = TRIPLE_STOP[q];
       let p = bodyStart;
       for (;;) {
-        re.lastIndex = p;
-        const m = re.exec(s);
-        if (m === null) this.fail('unterminated triple-quoted string');
-        p = m.index;
-        if (s.charCodeAt(p) === C_BSL) {
-          if (p + 1 >= s.length) this.fail('unterminated triple-quoted string');
-          p += 2;
-          continue;
-        }
-        if (s.charCodeAt(p + 1) === qc && s.charCodeAt(p + 2) === qc) break;
-        p++;
+        if (p >= n) this.fail('unterminated triple-quoted string');
+        const c = s.charCodeAt(p);
+        if (c === C_BSL) p += 2;
+        else if (c === qc && s.charCodeAt(p + 1) === qc && s.charCodeAt(p + 2) === qc) break;
+        else p++;
       }
       bodyEnd = p;
       this.pos = p + 3;
     } else {
       bodyStart = this.pos + 1;
-      const re = SINGLE_STOP[q];
       let p = bodyStart;
       for (;;) {
-        re.lastIndex = p;
-        const m = re.exec(s);
-        if (m === null || s.charCodeAt(m.index) === C_NL) this.fail('unterminated string literal');
-        p = m.index;
-        if (s.charCodeAt(p) === C_BSL) {
-          if (p + 1 >= s.length) this.fail('unterminated string literal');
-          p += 2;
-          continue;
-        }
-        break;
+        const c = s.charCodeAt(p);
+        if (c === qc) break;
+        if (p >= n || c === C_NL) this.fail('unterminated string literal');
+        p += c === C_BSL ? 2 : 1;
       }
       bodyEnd = p;
       this.pos = p + 1;
@@ -634,14 +646,13 @@ class LiteralParser {
   /** Whole text: `expr (',' expr)* [',']` then only newlines. */
   parseTop(): PyValue {
     this.next();
-    const first = this.parseExpr();
-    let v: PyValue = first.v;
+    let v = this.parseExpr();
     if (this.isOp(',')) {
-      const items: PyValue[] = [first.v];
+      const items: PyValue[] = [v];
       while (this.isOp(',')) {
         this.next();
         if (!this.startsExpr()) break;
-        items.push(this.parseExpr().v);
+        items.push(this.parseExpr());
       }
       v = new PyTuple(items);
     }
@@ -650,67 +661,69 @@ class LiteralParser {
     return v;
   }
 
-  /** `signed [('+'|'-') imaginary]`, with ast.literal_eval's rules for complex numbers. */
-  private parseExpr(): Node {
+  /**
+   * `signed [('+'|'-') imaginary]`, with ast.literal_eval's rules for complex numbers.
+   * Every parse function returns the value and leaves its node kind in `this.kind`.
+   */
+  private parseExpr(): PyValue {
     const left = this.parseSigned();
-    if (!(this.isOp('+') || this.isOp('-'))) return left;
+    if (!(this.tt === T.Op && (this.tOp === '+' || this.tOp === '-'))) return left;
+    const leftKind = this.kind;
     const minus = this.tOp === '-';
     const opAt = this.tStart;
     this.next();
     const right = this.parsePrimary();
     if (this.isOp('+') || this.isOp('-')) this.fail('chained arithmetic is not a literal');
-    const lv = left.v;
     if (
-      (left.k !== K.NumConst && left.k !== K.Signed) ||
-      !(typeof lv === 'bigint' || typeof lv === 'number') ||
-      right.k !== K.NumConst ||
-      !(right.v instanceof PyComplex)
+      (leftKind !== K.NumConst && leftKind !== K.Signed) ||
+      !(typeof left === 'bigint' || typeof left === 'number') ||
+      this.kind !== K.NumConst ||
+      !(right instanceof PyComplex)
     ) {
       this.fail('arithmetic other than real ± imaginary is not a literal', opAt);
     }
-    const re = typeof lv === 'bigint' ? Number(lv) : lv;
-    if (!Number.isFinite(re) && typeof lv === 'bigint') this.fail('int too large to convert to float', opAt);
-    const r = right.v;
+    const re = typeof left === 'bigint' ? Number(left) : left;
+    if (!Number.isFinite(re) && typeof left === 'bigint') this.fail('int too large to convert to float', opAt);
     // Python 3.11 converts the real operand to complex(re, 0.0) and adds/subtracts parts.
-    const v = minus ? new PyComplex(re - r.re, 0 - r.im) : new PyComplex(re + r.re, 0 + r.im);
-    return { v, k: K.Other };
+    this.kind = K.Other;
+    return minus ? new PyComplex(re - right.re, 0 - right.im) : new PyComplex(re + right.re, 0 + right.im);
   }
 
-  private parseSigned(): Node {
-    if (!(this.isOp('+') || this.isOp('-'))) return this.parsePrimary();
+  private parseSigned(): PyValue {
+    if (!(this.tt === T.Op && (this.tOp === '+' || this.tOp === '-'))) return this.parsePrimary();
     const minus = this.tOp === '-';
     const at = this.tStart;
     this.next();
-    const operand = this.parsePrimary();
-    if (operand.k !== K.NumConst) this.fail('a sign applies only to a number', at);
-    const v = operand.v;
-    let out: PyValue;
-    if (typeof v === 'bigint') out = minus ? -v : v;
-    else if (typeof v === 'number') out = minus ? -v : v;
-    else {
-      const c = v as PyComplex;
-      out = minus ? new PyComplex(-c.re, -c.im) : c;
-    }
-    return { v: out, k: K.Signed };
+    const v = this.parsePrimary();
+    if (this.kind !== K.NumConst) this.fail('a sign applies only to a number', at);
+    this.kind = K.Signed;
+    if (typeof v === 'bigint') return minus ? -v : v;
+    if (typeof v === 'number') return minus ? -v : v;
+    const c = v as PyComplex;
+    return minus ? new PyComplex(-c.re, -c.im) : c;
   }
 
   /** An atom, rejecting calls, subscripts and attribute access after it. */
-  private parsePrimary(): Node {
-    const node = this.parseAtom();
-    if (this.isOp('(') || this.isOp('[')) this.fail('calls and subscripts are not literals');
-    return node;
+  private parsePrimary(): PyValue {
+    const v = this.parseAtom();
+    if (this.tt === T.Op && (this.tOp === '(' || this.tOp === '[')) this.fail('calls and subscripts are not literals');
+    return v;
   }
 
-  private parseAtom(): Node {
+  private parseAtom(): PyValue {
     switch (this.tt) {
       case T.Num: {
-        const t = this.tNum as NumVal;
+        const kind = this.tNumKind;
+        const v = this.tNumVal;
         this.next();
-        const v: PyValue = t.k === 'imag' ? new PyComplex(0, t.v) : t.v;
-        return { v, k: K.NumConst };
+        this.kind = K.NumConst;
+        return kind === N.Imag ? new PyComplex(0, v as number) : v;
       }
-      case T.Str:
-        return { v: this.parseStrings(), k: K.Other };
+      case T.Str: {
+        const v = this.parseStrings();
+        this.kind = K.Other;
+        return v;
+      }
       case T.Name:
         return this.parseName();
       case T.Op:
@@ -719,27 +732,32 @@ class LiteralParser {
         this.fail(this.tt === T.End ? 'unexpected end of text' : 'unexpected line break');
     }
     const op = this.tOp;
+    let v: PyValue;
     if (op === '...') {
       this.next();
-      return { v: ELLIPSIS, k: K.Other };
-    }
-    if (op === '(') return this.parseParen();
-    if (op === '[') {
+      v = ELLIPSIS;
+    } else if (op === '(') {
+      return this.parseParen();
+    } else if (op === '[') {
       this.next();
       const items: PyValue[] = [];
       while (!this.isOp(']')) {
-        items.push(this.parseExpr().v);
+        items.push(this.parseExpr());
         if (!this.isOp(',')) break;
         this.next();
       }
       this.expectOp(']');
-      return { v: new PyList(items), k: K.Other };
+      v = new PyList(items);
+    } else if (op === '{') {
+      v = this.parseBrace();
+    } else {
+      this.fail(`unexpected '${op}'`);
     }
-    if (op === '{') return this.parseBrace();
-    this.fail(`unexpected '${op}'`);
+    this.kind = K.Other;
+    return v;
   }
 
-  private parseName(): Node {
+  private parseName(): PyValue {
     const w = this.tName;
     const at = this.tStart;
     let v: PyValue | undefined;
@@ -748,52 +766,57 @@ class LiteralParser {
     else if (w === 'None') v = null;
     if (v !== undefined) {
       this.next();
-      return { v, k: K.Other };
+      this.kind = K.Other;
+      return v;
     }
     // `set()` (no arguments) is the one call ast.literal_eval allows; Python folds identifiers
     // with NFKC, so `ｓｅｔ()` counts too (after the identifier itself is checked as valid).
-    if ((w === 'set' || (/[^\x00-\x7f]/.test(w) && VALID_IDENT.test(w) && w.normalize('NFKC') === 'set'))) {
+    if (w === 'set' || (/[^\x00-\x7f]/.test(w) && VALID_IDENT.test(w) && w.normalize('NFKC') === 'set')) {
       this.next();
       if (this.isOp('(')) {
         this.next();
         if (this.isOp(')')) {
           this.next();
-          return { v: new PySet([]), k: K.Other };
+          this.kind = K.Other;
+          return new PySet([]);
         }
       }
     }
-    this.fail('names are not literals', at);
+    return this.fail('names are not literals', at);
   }
 
-  private parseParen(): Node {
+  /** `(` … `)`: the empty tuple, a parenthesized expression (kind kept), or a tuple. */
+  private parseParen(): PyValue {
     this.next();
     if (this.isOp(')')) {
       this.next();
-      return { v: new PyTuple([]), k: K.Other };
+      this.kind = K.Other;
+      return new PyTuple([]);
     }
     const first = this.parseExpr();
     if (this.isOp(')')) {
       this.next();
       return first; // parentheses leave no node: `-(1)` is `-1`
     }
-    const items: PyValue[] = [first.v];
+    const items: PyValue[] = [first];
     while (this.isOp(',')) {
       this.next();
       if (this.isOp(')')) break;
-      items.push(this.parseExpr().v);
+      items.push(this.parseExpr());
     }
     this.expectOp(')');
-    return { v: new PyTuple(items), k: K.Other };
+    this.kind = K.Other;
+    return new PyTuple(items);
   }
 
-  private parseBrace(): Node {
+  private parseBrace(): PyValue {
     this.next();
     if (this.isOp('}')) {
       this.next();
-      return { v: new PyDict([], []), k: K.Other };
+      return new PyDict([], []);
     }
     const firstAt = this.tStart;
-    const first = this.parseExpr().v;
+    const first = this.parseExpr();
     if (this.isOp(':')) {
       const keys: PyValue[] = [];
       const values: PyValue[] = [];
@@ -802,7 +825,7 @@ class LiteralParser {
       let keyAt = firstAt;
       for (;;) {
         this.expectOp(':');
-        const value = this.parseExpr().v;
+        const value = this.parseExpr();
         const h = hashKey(key, keyAt);
         const seen = index.get(h);
         if (seen === undefined) {
@@ -816,10 +839,10 @@ class LiteralParser {
         this.next();
         if (this.isOp('}')) break;
         keyAt = this.tStart;
-        key = this.parseExpr().v;
+        key = this.parseExpr();
       }
       this.expectOp('}');
-      return { v: new PyDict(keys, values), k: K.Other };
+      return new PyDict(keys, values);
     }
     const items: PyValue[] = [];
     const seen = new Set<string>();
@@ -835,10 +858,10 @@ class LiteralParser {
       this.next();
       if (this.isOp('}')) break;
       itemAt = this.tStart;
-      item = this.parseExpr().v;
+      item = this.parseExpr();
     }
     this.expectOp('}');
-    return { v: new PySet(items), k: K.Other };
+    return new PySet(items);
   }
 
   /** Adjacent string tokens concatenate; str and bytes cannot mix. */
@@ -908,7 +931,15 @@ function hashKey(v: PyValue, at: number): string {
     for (let i = 0; i < v.bytes.length; i += 4096) s += String.fromCharCode(...v.bytes.subarray(i, i + 4096));
     return s;
   }
-  if (v instanceof PyTuple) return 't' + JSON.stringify(v.items.map((x) => hashKey(x, at)));
+  if (v instanceof PyTuple) {
+    // Length-prefixed parts: unambiguous without escaping, so nesting does not compound.
+    let key = 't' + v.items.length;
+    for (const x of v.items) {
+      const k = hashKey(x, at);
+      key += ':' + k.length + ':' + k;
+    }
+    return key;
+  }
   if (v instanceof PyEllipsis) return 'E';
   throw new NotALiteralError(`unhashable type: '${(v as PyList | PySet | PyDict).kind}'`, at);
 }

@@ -187,6 +187,7 @@ describe('aiOutput robustness and speed', () => {
     // the first sequence ends at the second `[` (which is in @..~), as Python's regex does
     const esc = '\x1b[' + '1'.repeat(2_000_000) + '\x1b[' + '2'.repeat(2_000_000);
     expect(aiOutput([stream(esc)]).length).toBe(2_000_000);
-    expect(performance.now() - t0).toBeLessThan(3000);
+    // generous bound for a loaded 2-core machine; quadratic behaviour would take minutes
+    expect(performance.now() - t0).toBeLessThan(8000);
   });
 });

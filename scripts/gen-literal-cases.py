@@ -477,6 +477,15 @@ SPECIAL = [
     "{'\\ud83d\\ude00', '😀'}", "{'\\ud83d\\ude00', '\\ud83d' '\\ude00'}",
     "('\\ud83d\\ude00',)", "'\\ud83d\\U0001F600'", "'\\U0001F600\\ude00'",
     "'\\udbff\\udfff'", "['\\udbff\\udfff', '\\U0010ffff']",
+    # a backslash continuation at a line start is part of that line's indentation
+    '\\\n  1', '\\\n\t1', '\n  \\\n1', '\n\\\n1', '\\\n\\\n  1', '\\\n#c\n1', '\\\n  #c\n1',
+    '1\n\\\n1', '1\n\\\n\n', '1\n\\\n#c\n', '1\n\\\n ', '1\n\\\n\\\n', '1\n  \\\n\n', '1 \\\n\n',
+    '1 \\\n  \n', '[1,\n\\\n2]', '\\\n 1', '1\n \\\n', '1\n\\ \n',
+    # identifiers are NFKC-folded after a validity check
+    'sᵉt()', 'se\u200dt()', 'set\u0300()', 'ﬆ()', 'ｂ\'x\'',
+    # \N{...}: a gap of the port (no name table) where Python accepts it
+    "'a\\N{BULLET}b'", "['\\N{LATIN SMALL LETTER A}']", "'\\N{NO SUCH NAME}'", "r'\\N{X}'",
+    "'\\\\N{X}'", "b'\\N{X}'", "'\\N'", "'\\N{'", "'\\N{}'",
 ]
 
 

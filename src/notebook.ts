@@ -36,7 +36,7 @@
  */
 import { Dialog, Message, REPLY_SEPARATOR, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
 import { JsonParseError, NotebookError } from './errors.js';
-import { isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from './json.js';
+import { LosslessNumber, MAX_JSON_DEPTH, isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from './json.js';
 import { cpCompare, pyFloatRepr, pyNumberRepr } from './py.js';
 
 /** Options of {@link readsIpynb}. */
@@ -46,6 +46,12 @@ export interface ReadOptions {
    * Candidates already used in the notebook are skipped. Also kept as the dialog's id source.
    */
   newId?: () => string;
+  /**
+   * `'auto'` (default): native `JSON.parse` plus number lexemes when that is provably the same
+   * as `parseJson`, else `parseJson`. `'lossless'`: always `parseJson` (for tests/benchmarks;
+   * the result is the same).
+   */
+  parser?: 'auto' | 'lossless';
 }
 
 /** Options of {@link dumpsIpynb}. */
@@ -96,7 +102,7 @@ export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = 
   if (typeof text !== 'string') throw new NotebookError(`expected the notebook text as a string, got ${typeof text}`, name);
   let nb: unknown;
   try {
-    nb = parseJson(text);
+    nb = opts.parser === 'lossless' ? parseJson(text) : parseNotebookJson(text);
   } catch (e) {
     if (e instanceof JsonParseError) {
       const err = new NotebookError(e.message, name);
@@ -158,6 +164,113 @@ export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = 
     messages.push(m);
   }
   return dialog;
+}
+
+// A JSON string literal, or a number token. Scanned left to right over valid JSON, string
+// literals are consumed whole, so every number match is a number outside strings.
+const STRING_OR_NUMBER = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|-?[0-9][0-9.eE+-]*/g;
+
+/**
+ * Tokens of valid JSON text that `JSON.parse` loses: the number lexemes in document order,
+ * and the number of object keys (to detect duplicate keys, which `JSON.parse` merges).
+ * `null` when an object key is an array index (JS would list it out of written order) or holds
+ * an escape (it might decode to one). Linear.
+ */
+function scanNumbers(text: string): { numbers: string[]; keys: number } | null {
+  const re = STRING_OR_NUMBER;
+  re.lastIndex = 0;
+  const numbers: string[] = [];
+  let keys = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const tok = m[0];
+    if (tok.charCodeAt(0) === 0x22) {
+      let p = re.lastIndex;
+      let c = text.charCodeAt(p);
+      while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++p);
+      if (c === 0x3a) {
+        keys++;
+        const c1 = tok.charCodeAt(1);
+        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(tok))) return null;
+      }
+    } else {
+      numbers.push(tok);
+    }
+  }
+  return { numbers, keys };
+}
+
+/**
+ * Whether a key literal (with its quotes, no escapes) is an array index, the keys JS objects
+ * list before all others: `"0"`…`"4294967294"` in canonical form. Other keys starting with a
+ * digit (`"13a4911c-….png"`) keep their written order.
+ */
+function isArrayIndexKey(literal: string): boolean {
+  return /^"(?:0|[1-9][0-9]{0,9})"$/.test(literal) && Number(literal.slice(1, -1)) < 4294967295;
+}
+
+/**
+ * Parse notebook JSON to exactly what `parseJson` gives (lossless numbers, key order,
+ * `__proto__` keys, Python's acceptance rules and error messages), faster: the text is parsed
+ * natively and each number replaced by a `LosslessNumber` with its lexeme, taken in document
+ * order from a scan of the text. The native tree is used only when that correspondence is
+ * certain: no integer-like keys (JS reorders them), as many keys and numbers in the tree as in
+ * the text (no duplicate keys), every lexeme equal in value to its number, nesting within
+ * `MAX_JSON_DEPTH`. Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
+ */
+function parseNotebookJson(text: string): unknown {
+  const scan = scanNumbers(text);
+  if (scan === null) return parseJson(text);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return parseJson(text); // throws Python's message, or accepts NaN/Infinity
+  }
+  return attachLexemes(v, scan.numbers, scan.keys) ? v : parseJson(text);
+}
+
+/**
+ * Replace, in place and in document order, the JS numbers of a `JSON.parse` tree by
+ * `LosslessNumber`s of `lexemes`. False (tree then unusable) if the counts of numbers or keys
+ * differ from the scan, a lexeme's value differs from its number, or nesting is too deep.
+ */
+function attachLexemes(root: unknown, lexemes: string[], keyCount: number): boolean {
+  let next = 0;
+  let keys = 0;
+  const lossless = (x: number): LosslessNumber | undefined => {
+    const lex = lexemes[next++];
+    return lex !== undefined && Number(lex) === x ? new LosslessNumber(lex) : undefined;
+  };
+  const visit = (node: object, depth: number): boolean => {
+    if (depth > MAX_JSON_DEPTH) return false;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const x: unknown = node[i];
+        if (typeof x === 'number') {
+          const n = lossless(x);
+          if (n === undefined) return false;
+          node[i] = n;
+        } else if (typeof x === 'object' && x !== null && !visit(x, depth + 1)) return false;
+      }
+      return true;
+    }
+    const o = node as JsonObject;
+    const ks = Object.keys(o);
+    keys += ks.length;
+    for (const k of ks) {
+      const x = o[k];
+      if (typeof x === 'number') {
+        const n = lossless(x);
+        if (n === undefined) return false;
+        setOwn(o, k, n);
+      } else if (typeof x === 'object' && x !== null && !visit(x, depth + 1)) return false;
+    }
+    return true;
+  };
+  // A bare scalar is not a notebook; numbers there go to parseJson, which keeps the lexeme.
+  if (root === null || typeof root !== 'object') return typeof root !== 'number' && lexemes.length === 0;
+  return visit(root, 1) && next === lexemes.length && keys === keyCount;
 }
 
 /** Define an own enumerable property, safe for the key `__proto__`. */
@@ -330,7 +443,11 @@ class Entries {
 
 const SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
 const NB_TRANSIENT = new Set(['orig_nbformat', 'orig_nbformat_minor', 'signature']);
-const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
+// Line breaks of Python's splitlines as JSON.stringify writes them (escaped, or raw for the
+// three non-ASCII ones).
+const ESCAPED_BREAK = /\\r\\n|\\[nrf]|\\u00(?:0b|1[cde])|[\x85\u2028\u2029]/g;
+const ESCAPED_BACKSLASH = /\\\\/g;
+const NUL = /\0/g;
 
 /** Entries of a JSON object minus some keys. */
 function entriesOf(o: JsonObject, skip?: ReadonlySet<string>): [string, unknown][] {
@@ -520,28 +637,29 @@ class Writer {
     out.push(this.newline(level) + '}');
   }
 
-  /** A string as the JSON list of its splitlines(keepends=True) lines, without building the list. */
+  /**
+   * A string as the JSON list of its splitlines(keepends=True) lines, without building the
+   * list: the whole string is escaped once (`JSON.stringify`), then the escaped text is cut
+   * after each escaped line break (`\\n`, `\\r`, `\\r\\n`, `\\f`, `\\u000b`, `\\u001c`–`\\u001e`)
+   * and each raw U+0085, U+2028, U+2029 (JSON.stringify leaves those raw, as Python does).
+   * Escaped backslashes (`\\\\`) are first swapped for U+0000, which JSON.stringify never
+   * leaves raw, so that every remaining backslash starts an escape; all passes are native.
+   */
   lines(s: string, level: number): void {
-    const out = this.out;
     if (s === '') {
-      out.push('[]');
+      this.out.push('[]');
       return;
     }
     const inner = this.newline(level + 1);
-    const sep = ',' + inner;
-    const re = LINE_BREAK;
-    re.lastIndex = 0;
-    let start = 0;
-    let first = true;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(s)) !== null) {
-      const end = m.index + m[0].length;
-      out.push((first ? '[' + inner : sep) + JSON.stringify(s.slice(start, end)));
-      first = false;
-      start = end;
-    }
-    if (start < s.length) out.push((first ? '[' + inner : sep) + JSON.stringify(s.slice(start)));
-    out.push(this.newline(level) + ']');
+    let body = JSON.stringify(s);
+    const backslashes = body.includes('\\\\');
+    if (backslashes) body = body.replace(ESCAPED_BACKSLASH, '\0');
+    body = body.replace(ESCAPED_BREAK, '$&",' + inner + '"');
+    if (backslashes) body = body.replace(NUL, '\\\\');
+    // A final break leaves an empty last piece, which splitlines does not produce.
+    const empty = ',' + inner + '""';
+    if (body.endsWith(empty)) body = body.slice(0, body.length - empty.length);
+    this.out.push('[' + inner + body + this.newline(level) + ']');
   }
 }
 

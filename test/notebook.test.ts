@@ -7,6 +7,7 @@
  * trips: `python3 scripts/gen-notebook-fixtures.py --check ../shared/conformance/dialogs`).
  * The field-level expectations below were worked out by hand from the inputs.
  */
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { Dialog, Message, REPLY_SEPARATOR as SEP } from '../src/dialog.js';
 import { NotebookError } from '../src/errors.js';
 import { LosslessNumber, jsonKeys } from '../src/json.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook.js';
+import { pySplitlines } from '../src/py.js';
 import { schemaErrors } from './nbschema.js';
 import { FIXTURES, HAVE_SHARED } from './support.js';
 
@@ -348,5 +350,99 @@ describe('writing refuses what would not be a valid notebook', () => {
     const d = base();
     (d.messages[0] as Message).id = 'has space';
     expect(dumpsIpynb(d, { validate: false })).toContain('"id": "has space"');
+  });
+});
+
+/** A deep, order-keeping picture of a JSON value: number lexemes and jsonKeys order visible. */
+function canon(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v instanceof LosslessNumber) return { num: v.value };
+  if (v !== null && typeof v === 'object') return jsonKeys(v).map((k) => [k, canon((v as Record<string, unknown>)[k])]);
+  return v;
+}
+
+function picture(d: Dialog): unknown {
+  return canon([
+    d.metadata,
+    d.extra,
+    d.messages.map((m) => [m.id, m.type, m.content, m.reply, m.output, m.meta, m.skipped, m.pinned, m.attachments ?? null,
+      m.executionCount ?? null, m.solveitAi, m.hadSeparator, m.idGenerated, m.flagValues, m.extra]),
+  ]);
+}
+
+describe('the native parse path gives exactly what parseJson gives', () => {
+  it.each(NAMES)('fixture %s', (name) => {
+    const text = readFileSync(join(FIX, `${name}.ipynb`), 'utf8');
+    const a = readsIpynb(text, name, { newId: counter() });
+    const b = readsIpynb(text, name, { newId: counter(), parser: 'lossless' });
+    expect(picture(a)).toEqual(picture(b));
+  });
+
+  const nb = (meta: string): string =>
+    `{"nbformat": 4, "nbformat_minor": 5, "metadata": ${meta}, "cells": [{"cell_type": "code", "id": "c", "metadata": ${meta}, "source": "", "outputs": [], "execution_count": 7}]}`;
+  const cases: [string, string][] = [
+    ['plain ints', '{"a": 1, "b": [2, 3, {"c": -4}], "d": 123456789012345}'],
+    ['floats', '{"a": 1.0, "b": [2e5, 3E-7, {"c": -0.0}], "d": 0.1}'],
+    ['big and negative-zero ints', '{"a": 12345678901234567890, "b": -0, "c": 9007199254740993}'],
+    ['array-index keys', '{"b": 1, "2": 2, "a": 3, "0": 4}'],
+    ['digit keys that are not indexes', '{"b": 1, "13a4-x.png": 2, "01": 3, "4294967295": 4, "a": 5}'],
+    ['an escaped key', '{"b": 1, "\\u0032": 2, "a": 3}'],
+    ['duplicate keys with numbers', '{"a": "x", "b": 1.0, "a": 1}'],
+    ['duplicate keys without numbers', '{"a": "x", "b": "y", "a": "z"}'],
+    ['__proto__ with a number', '{"__proto__": 5, "constructor": 1.5}'],
+    ['NaN and Infinity', '{"a": NaN, "b": -Infinity, "c": 1}'],
+    ['numbers in strings', '{"a": "1.0", "b": "x: 2.5e3", "c": [1, "\\"3.0\\": 4"]}'],
+  ];
+  it.each(cases)('%s', (_label, meta) => {
+    const text = nb(meta);
+    const a = readsIpynb(text);
+    const b = readsIpynb(text, '<string>', { parser: 'lossless' });
+    expect(picture(a)).toEqual(picture(b));
+    expect(a.messages[0]?.executionCount).toBeInstanceOf(LosslessNumber);
+    if (!meta.includes('NaN')) expect(dumpsIpynb(a)).toBe(dumpsIpynb(b));
+  });
+
+  it('too deep nesting is refused either way', () => {
+    const deep = '['.repeat(1500) + ']'.repeat(1500);
+    const text = `{"nbformat": 4, "cells": [], "metadata": {"x": ${deep}}}`;
+    expect(notebookError(() => readsIpynb(text)).message).toContain('nesting deeper than');
+  });
+});
+
+describe('writing splits lines exactly as Python splitlines(keepends=True)', () => {
+  const sourceOf = (s: string): string[] => {
+    const d = new Dialog();
+    d.mkMessage(s, { type: 'raw', id: 'r' });
+    return (JSON.parse(dumpsIpynb(d)) as { cells: { source: string[] }[] }).cells[0]?.source ?? [];
+  };
+  const cases: [string, string, string[]][] = [
+    ['backslash before a newline', 'a\\\nb', ['a\\\n', 'b']],
+    ['backslash, r, newline', '\\r\n', ['\\r\n']],
+    ['backslash, n', 'x\\ny', ['x\\ny']],
+    ['two backslashes, newline', '\\\\\n', ['\\\\\n']],
+    ['backslash, CR, LF', '\\\r\n', ['\\\r\n']],
+    ['trailing backslash', 'a\\', ['a\\']],
+    ['CR LF CR LF', '\r\n\r\n', ['\r\n', '\r\n']],
+    ['LF CR', '\n\r', ['\n', '\r']],
+    ['text u000b', '\\u000b', ['\\u000b']],
+    ['vertical tab', 'a\vb', ['a\v', 'b']],
+    ['U+2028 after a backslash', '\\\u2028x', ['\\\u2028', 'x']],
+    ['only a break', '\n', ['\n']],
+    ['quote then break', '"\n"', ['"\n', '"']],
+  ];
+  it.each(cases)('%s', (_label, s, want) => {
+    expect(sourceOf(s)).toEqual(want);
+    expect(pySplitlines(s, true)).toEqual(want);
+  });
+
+  it('on random strings of escapes and breaks', () => {
+    const alphabet = ['\\', 'n', 'r', 'u', '0', '1', 'b', 'c', 'f', 'a', '"', '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x1f', '\x85', '\u2028', '\u2029', '\t'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 30 }), (chars) => {
+        const s = chars.join('');
+        expect(sourceOf(s)).toEqual(pySplitlines(s, true));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

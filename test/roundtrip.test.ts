@@ -41,5 +41,7 @@ describe.skipIf(!HAVE_SHARED)('ipynb round trip (conformance dialogs)', () => {
     if (out !== expected) expect(out).toEqual(expected);
     expect(Buffer.from(out, 'utf8').equals(hasRt ? readFileSync(rt) : input)).toBe(true);
     expect(schemaErrors(out)).toBe('');
+    // The native parse path and parseJson agree.
+    expect(dumpsIpynb(readsIpynbBytes(input, `${name}.ipynb`, { parser: 'lossless' })) === out).toBe(true);
   });
 });

@@ -1,0 +1,280 @@
+/**
+ * Dialog compaction (SPEC §8): re-render prompts' replies in the compact DSL, either in place
+ * (the notebook stays runnable, ids and every other cell untouched) or as one flat document.
+ * Behaviour follows the reference's `compact_reply`, `Message.compact`, `Dialog.compact`,
+ * `compact_code` and `dlg2compact`, pinned by `conformance/reply.json` and
+ * `conformance/dialogs/NNN.compact.ipynb` / `NNN.flat.md`.
+ */
+import { compactCall, compactResult, compactText, fencedCode, resolvePolicy, type Policy } from './dsl.js';
+import { joinCompacts } from './continuation.js';
+import { fmt2hist } from './reply.js';
+import { fitsToks, lenToks, truncToksMid } from './tokens.js';
+import { pyDumps, pyStrip } from './py.js';
+import { Dialog, Message } from './dialog.js';
+import type { ToolUsePart, ToolResultPart } from './model.js';
+
+/** Classes that token accounting splits a dialog into. */
+export type TokenClass = 'user' | 'assistant' | 'calls' | 'results' | 'code';
+
+/** Token counts (o200k_base) per class plus the total of the rendering they describe. */
+export type ClassTokens = Record<TokenClass | 'total', number>;
+
+/** What a dialog holds, with its token counts (o200k_base) per class. */
+export interface TokenStats {
+  /** Messages (cells) in the dialog. */
+  messages: number;
+  /** Prompt messages. */
+  prompts: number;
+  /** Tool calls in all replies (server calls and id-less blocks excluded, as fmt2hist drops them). */
+  toolCalls: number;
+  tokens: ClassTokens;
+}
+
+/** One rendered piece of a reply with the class it counts towards. */
+interface Piece { cls: TokenClass; text: string }
+
+function emptyTokens(): ClassTokens {
+  return { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 0 };
+}
+
+/**
+ * Render a reply's parts in the DSL: prose, then each tool call followed by its result
+ * (matched by id). The `'.'` placeholder that fmt2hist appends is dropped.
+ */
+function replyPieces(reply: string, p: Policy, mark: string): Piece[] {
+  const msgs = fmt2hist(reply);
+  const results = new Map<string, ToolResultPart>();
+  for (const m of msgs) {
+    if (m.role !== 'tool') continue;
+    for (const part of m.content) if (part.type === 'tool_result') results.set(part.id, part);
+  }
+  const out: Piece[] = [];
+  for (const m of msgs) {
+    if (m.role !== 'assistant') continue;
+    for (const part of m.content) {
+      if (part.type === 'text') {
+        if (part.text === '.') continue;
+        const text = mark ? compactText(part.text, mark, p.asstToks) : truncToksMid(pyStrip(part.text), p.asstToks);
+        out.push({ cls: 'assistant', text });
+      } else if (part.type === 'tool_use') {
+        out.push({ cls: 'calls', text: compactCall(part as ToolUsePart, p.callToks) });
+        const res = results.get(part.id);
+        if (res) out.push({ cls: 'results', text: compactResult(res.text, p.resultToks) });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Render a prompt's reply in the DSL (the reference's `compact_reply`): prose bare (or
+ * delimited by `mark`), each tool call followed by its result; pieces joined by newlines.
+ * @param reply the reply wire text (Markdown with tool blocks, SPEC §6).
+ * @param policy token budgets; missing fields take {@link compactPolicy}'s.
+ * @param opts.mark sigil that delimits prose (`'»'` in flat documents), `''` for bare prose.
+ * @returns the rendering (a string; `''` for an empty reply).
+ */
+export function compactReply(reply: string, policy?: Partial<Policy>, opts: { mark?: string } = {}): string {
+  return replyPieces(reply, resolvePolicy(policy), opts.mark ?? '').map((x) => x.text).join('\n');
+}
+
+/** Re-tokenising a middle cut can cost a few tokens at its two seams; this much slack is allowed. */
+const SEAM_SLACK_TOKENS = 8;
+
+/**
+ * True when a reply already holds what {@link compactReply} makes, so that compacting it again
+ * would only cut it further. Two shapes are recognised, both only in replies without tool
+ * blocks:
+ * - a rendering with calls: some line that renders a call (`▶ name(`, `! `, or a closing code
+ *   fence) is directly followed by a result line (`>` or `> …`);
+ * - cut prose: the text holds the cut mark `' … '` and, stripped, is within `asstToks` plus a
+ *   small seam allowance (decoding a cut and encoding it again may merge bytes differently at
+ *   the two joins, so a cut of 150 tokens can count 151).
+ * {@link compactMessage} leaves such replies alone; this keeps compaction idempotent.
+ */
+export function isCompactedReply(reply: string, policy?: Partial<Policy>): boolean {
+  const hasResultLine = reply.includes('\n>');
+  const hasCut = reply.includes(' … ');
+  if (!hasResultLine && !hasCut) return false;
+  const msgs = fmt2hist(reply);
+  if (msgs.some((m) => m.role === 'tool' || m.content.some((p) => p.type === 'tool_use'))) return false;
+  if (hasResultLine) {
+    const lines = reply.split('\n');
+    for (let i = 0; i + 1 < lines.length; i++) {
+      const next = lines[i + 1]!;
+      if (next !== '>' && !next.startsWith('> ')) continue;
+      const line = lines[i]!;
+      if (line.startsWith('▶ ') || line.startsWith('! ') || /^`{3,}$/.test(line)) return true;
+    }
+  }
+  return hasCut && fitsToks(pyStrip(reply), resolvePolicy(policy).asstToks + SEAM_SLACK_TOKENS);
+}
+
+/**
+ * Compact one message in place (the reference's `Message.compact`): prompts only. The request
+ * is middle-truncated to `userToks` tokens (not stripped); a non-empty reply is replaced by
+ * {@link compactReply} without a mark. Other message types, ids, metadata and attachments are
+ * untouched. A reply that is already a DSL rendering is kept (see {@link isCompactedReply}).
+ * @returns the same message.
+ */
+export function compactMessage(m: Message, policy?: Partial<Policy>): Message {
+  if (m.type !== 'prompt') return m;
+  const p = resolvePolicy(policy);
+  m.content = truncToksMid(m.content, p.userToks);
+  if (m.reply && !isCompactedReply(m.reply, p)) m.reply = compactReply(m.reply, p);
+  return m;
+}
+
+/**
+ * Compact every prompt of a dialog in place (the reference's `Dialog.compact`); the rest of
+ * the notebook is untouched and the result still validates.
+ * @returns the same dialog.
+ */
+export function compactDialog(d: Dialog, policy?: Partial<Policy>): Dialog {
+  const p = resolvePolicy(policy);
+  for (const m of d.messages) compactMessage(m, p);
+  return d;
+}
+
+function codePieces(m: Message, p: Policy): Piece[] {
+  const out: Piece[] = [{ cls: 'code', text: `#_${m.id}` }, { cls: 'code', text: fencedCode(m.content, p.callToks) }];
+  const view = m.aiOutput;
+  if (view) out.push({ cls: 'results', text: compactResult(view, p.resultToks) });
+  return out;
+}
+
+/**
+ * Render a code message (the reference's `compact_code`): `#_` + id, the source fenced under
+ * `callToks`, and the AI view of its output as a result line under `resultToks` when the view
+ * is non-empty; joined by newlines.
+ */
+export function compactCode(m: Message, policy?: Partial<Policy>): string {
+  return codePieces(m, resolvePolicy(policy)).map((x) => x.text).join('\n');
+}
+
+/** A flat rendering: its turns as lists of classified pieces. */
+function flatTurns(d: Dialog, p: Policy): Piece[][] {
+  const turns: Piece[][] = [];
+  let cur: Piece[] = [];
+  for (const m of d.messages) {
+    if (m.skipped) continue;
+    if (m.type === 'raw' && m.meta && Object.prototype.hasOwnProperty.call(m.meta, 'rec_kind')) continue;
+    if (m.type === 'code') {
+      cur.push(...codePieces(m, p));
+      continue;
+    }
+    cur.push({ cls: 'user', text: compactText(m.content, '§', p.userToks) });
+    if (m.type === 'prompt') {
+      cur.push(...replyPieces(m.reply, p, '»'));
+      turns.push(cur);
+      cur = [];
+    }
+  }
+  if (cur.length) turns.push(cur);
+  return turns;
+}
+
+function joinTurns(turns: Piece[][]): string {
+  return joinCompacts(...turns.map((t) => t.map((x) => x.text).filter((s) => s !== '').join('\n')));
+}
+
+/**
+ * Render a whole dialog as one compact document (the reference's `dlg2compact`): skipped
+ * messages and raws whose metadata has `rec_kind` are left out; code cells render with
+ * {@link compactCode}; notes, raws and prompt requests as `§` text under `userToks`; a
+ * prompt's reply follows with `»`-marked prose, and each prompt closes a turn. Turns are
+ * joined with `\n\n***\n\n`. The dialog is not modified.
+ */
+export function dlg2compact(d: Dialog, policy?: Partial<Policy>): string {
+  return joinTurns(flatTurns(d, resolvePolicy(policy)));
+}
+
+/**
+ * The flat document of {@link dlg2compact} together with its token counts (o200k_base) by
+ * class; `total` is the token count of the whole document (separators included), so it is a
+ * little more than the sum of the classes.
+ */
+export function measureFlat(d: Dialog, policy?: Partial<Policy>): { text: string; tokens: ClassTokens } {
+  const turns = flatTurns(d, resolvePolicy(policy));
+  const tokens = emptyTokens();
+  for (const t of turns) for (const x of t) tokens[x.cls] += lenToks(x.text);
+  const text = joinTurns(turns);
+  tokens.total = lenToks(text);
+  return { text, tokens };
+}
+
+/**
+ * A new dialog holding the flat document of {@link dlg2compact} in one raw cell, with the
+ * source dialog's notebook metadata; what the command writes by default.
+ */
+export function flatNotebook(d: Dialog, policy?: Partial<Policy>): Dialog {
+  const out = new Dialog([], { metadata: cloneMeta(d.metadata), name: d.name });
+  out.mkMessage(dlg2compact(d, policy), { type: 'raw' });
+  return out;
+}
+
+function cloneMeta(meta: Record<string, unknown>): Record<string, unknown> {
+  return d2clone(meta);
+}
+function d2clone<T>(v: T): T {
+  return new Dialog([], { metadata: v as Record<string, unknown> }).clone().metadata as T;
+}
+
+/**
+ * Count what a dialog holds, in o200k_base tokens by class, as it stands:
+ * - `user`: note, raw and prompt-request text;
+ * - `assistant`: reply prose (fmt2hist text parts, the `'.'` placeholder excluded);
+ * - `calls`: each tool call as `name` + its arguments as JSON;
+ * - `results`: tool results as text;
+ * - `code`: code cell sources plus the AI view of their outputs;
+ * - `total`: the sum of the classes.
+ * A reply that is already a DSL rendering counts as assistant prose. Skipped cells count too.
+ */
+export function measureDialog(d: Dialog): TokenStats {
+  const tokens = emptyTokens();
+  let prompts = 0;
+  let toolCalls = 0;
+  for (const m of d.messages) {
+    if (m.type === 'code') {
+      tokens.code += lenToks(m.content);
+      const view = m.aiOutput;
+      if (view) tokens.code += lenToks(view);
+      continue;
+    }
+    tokens.user += lenToks(m.content);
+    if (m.type !== 'prompt') continue;
+    prompts += 1;
+    if (!m.reply) continue;
+    for (const msg of fmt2hist(m.reply)) {
+      for (const part of msg.content) {
+        if (part.type === 'text' && part.text !== '.') tokens.assistant += lenToks(part.text);
+        else if (part.type === 'tool_use') {
+          toolCalls += 1;
+          tokens.calls += lenToks(part.name) + lenToks(pyDumps(part.arguments, { ensureAscii: false }));
+        } else if (part.type === 'tool_result') tokens.results += lenToks(part.text);
+      }
+    }
+  }
+  tokens.total = tokens.user + tokens.assistant + tokens.calls + tokens.results + tokens.code;
+  return { messages: d.messages.length, prompts, toolCalls, tokens };
+}
+
+declare module './dialog.js' {
+  interface Message {
+    /** Compact this message in place (prompts only); see {@link compactMessage}. */
+    compact(policy?: Partial<Policy>): this;
+  }
+  interface Dialog {
+    /** Compact every prompt in place; see {@link compactDialog}. */
+    compact(policy?: Partial<Policy>): this;
+  }
+}
+
+Message.prototype.compact = function compact(this: Message, policy?: Partial<Policy>) {
+  compactMessage(this, policy);
+  return this;
+};
+Dialog.prototype.compact = function compact(this: Dialog, policy?: Partial<Policy>) {
+  compactDialog(this, policy);
+  return this;
+};

@@ -1,0 +1,161 @@
+/**
+ * Dialog compaction (src/compact.ts) against the reference: the compact_reply cases of
+ * conformance/reply.json (copied to test/fixtures/reply.json), and for every real dialog of
+ * ../shared/conformance/dialogs: the in-place compaction written back equals NNN.compact.ipynb,
+ * the flat document equals NNN.flat.md, both byte for byte; compacting twice changes nothing;
+ * and what is written passes the nbformat 4.5 schema.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJson } from '../src/json.js';
+import {
+  compactCode,
+  compactDialog,
+  compactReply,
+  dlg2compact,
+  flatNotebook,
+  isCompactedReply,
+  measureDialog,
+  measureFlat,
+} from '../src/compact.js';
+import { Dialog, Message } from '../src/dialog.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook.js';
+import { lenToks } from '../src/tokens.js';
+import { schemaErrors } from './nbschema.js';
+import { FIXTURES, HAVE_SHARED, shared } from './support.js';
+
+interface Case { fn: string; args: unknown[]; kwargs?: Record<string, unknown>; expected?: unknown; error?: string }
+
+const CASES = (parseJson(readFileSync(join(FIXTURES, 'reply.json'), 'utf8')) as Case[]).filter((c) => c.fn === 'compact_reply');
+
+describe('compact_reply cases of reply.json', () => {
+  it('has all 129 cases', () => expect(CASES.length).toBe(129));
+  it.each(CASES.map((c, i) => [i, c] as const))('case %i', (_i, c) => {
+    const [reply, ...budgets] = c.args as [string, ...unknown[]];
+    // The fixture is read losslessly: budgets arrive as LosslessNumber values.
+    const [asst, call, result] = budgets.map((b) => Number(b));
+    const policy: Record<string, number> = {};
+    if (asst !== undefined) policy.asstToks = asst;
+    if (call !== undefined) policy.callToks = call;
+    if (result !== undefined) policy.resultToks = result;
+    const mark = (c.kwargs?.mark as string | undefined) ?? '';
+    expect(compactReply(reply, policy, { mark })).toBe(c.expected);
+  });
+});
+
+const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+
+describe('compaction of a small dialog', () => {
+  const reply =
+    'I will look.\n\n```json {.tool}\n' +
+    JSON.stringify({ id: 't1', name: 'Bash', args: { command: 'ls -la\nwc -l *.csv' }, result: 'a.csv\nb.csv\n' + 'x'.repeat(400) }, null, 2) +
+    '\n```\n\nDone: two files.';
+  const make = (): Dialog => {
+    const d = new Dialog([], { name: 'small' });
+    d.mkMessage('# Notes', { type: 'note', id: 'n1' });
+    d.mkMessage('print(2)', { type: 'code', id: 'c1', output: [{ output_type: 'stream', name: 'stdout', text: '2\n' }] });
+    d.mkMessage('How many CSV files?', { type: 'prompt', id: 'p1', reply });
+    d.mkMessage('skipped note', { type: 'note', id: 'n2', skipped: true });
+    return d;
+  };
+
+  it('renders a reply bare and marked', () => {
+    const lines = compactReply(reply).split('\n');
+    expect(lines.length).toBe(4);
+    expect(lines[0]).toBe('I will look.');
+    expect(lines[1]).toBe('! ls -la ¶ wc -l *.csv');
+    expect(lines[2]!.startsWith('> a.csv ¶ b.csv ¶ xxx')).toBe(true);
+    expect(lines[2]!.includes('x … x')).toBe(true);
+    expect(lenToks(lines[2]!)).toBeLessThanOrEqual(35 + 2);
+    expect(lines[3]).toBe('Done: two files.');
+    expect(compactReply(reply, {}, { mark: '»' }).split('\n')[0]).toBe('» I will look. »');
+  });
+
+  it('compacts prompts in place, keeping ids and other cells', () => {
+    const d = make();
+    const ids = d.messages.map((m) => m.id);
+    d.compact();
+    expect(d.messages.map((m) => m.id)).toEqual(ids);
+    expect(d.get('p1')!.content).toBe('How many CSV files?');
+    expect(d.get('p1')!.reply).toBe(compactReply(reply));
+    expect(d.get('n1')!.content).toBe('# Notes');
+    expect(d.get('c1')!.content).toBe('print(2)');
+    expect(isCompactedReply(d.get('p1')!.reply)).toBe(true);
+    expect(isCompactedReply(reply)).toBe(false);
+    expect(isCompactedReply('Plain prose … with a cut')).toBe(true);
+    expect(isCompactedReply('> a quote\nwith prose')).toBe(false);
+    d.validate();
+  });
+
+  it('renders code cells with id, fence and result line', () => {
+    expect(compactCode(make().get('c1')!)).toBe('#_c1\n```python\nprint(2)\n```\n> 2');
+  });
+
+  it('renders the flat document with one turn per prompt, skipping skipped cells', () => {
+    const doc = dlg2compact(make());
+    expect(doc).toBe(
+      '§ # Notes §\n#_c1\n```python\nprint(2)\n```\n> 2\n§ How many CSV files? §\n' + compactReply(reply, {}, { mark: '»' }),
+    );
+    expect(doc.includes('skipped note')).toBe(false);
+  });
+
+  it('measures classes before and after', () => {
+    const d = make();
+    const before = measureDialog(d);
+    expect(before.messages).toBe(4);
+    expect(before.prompts).toBe(1);
+    expect(before.toolCalls).toBe(1);
+    expect(before.tokens.user).toBe(lenToks('# Notes') + lenToks('How many CSV files?') + lenToks('skipped note'));
+    expect(before.tokens.code).toBe(lenToks('print(2)') + lenToks('2'));
+    expect(before.tokens.results).toBe(lenToks('a.csv\nb.csv\n' + 'x'.repeat(400)));
+    const flat = measureFlat(d);
+    expect(flat.text).toBe(dlg2compact(d));
+    expect(flat.tokens.total).toBe(lenToks(flat.text));
+    expect(flat.tokens.results).toBeLessThan(before.tokens.results);
+  });
+
+  it('wraps the flat document in a one-raw-cell notebook', () => {
+    const d = make();
+    const nb = flatNotebook(d);
+    expect(nb.messages.length).toBe(1);
+    expect(nb.messages[0]!.type).toBe('raw');
+    expect(nb.messages[0]!.content).toBe(dlg2compact(d));
+    const text = dumpsIpynb(nb);
+    expect(readsIpynb(text).messages[0]!.content).toBe(dlg2compact(d));
+    if (HAVE_SHARED) expect(schemaErrors(text)).toBe('');
+  });
+
+  it('leaves non-prompt messages alone', () => {
+    const m = new Message('A curated note', { type: 'note' });
+    expect(m.compact()).toBe(m);
+    expect(m.content).toBe('A curated note');
+  });
+});
+
+interface ManifestEntry { name: string }
+const dir = (...p: string[]): string => shared('conformance', 'dialogs', ...p);
+const manifest: ManifestEntry[] = HAVE_SHARED ? (JSON.parse(readFileSync(dir('manifest.json'), 'utf8')) as ManifestEntry[]) : [];
+
+describe.skipIf(!HAVE_SHARED)('real dialogs: in-place compaction equals NNN.compact.ipynb', () => {
+  it.each(manifest.map((e) => [e.name] as const))('%s', (name) => {
+    const d = readsIpynbBytes(readFileSync(dir(`${name}.ipynb`)), `${name}.ipynb`);
+    const out = dumpsIpynb(d.compact());
+    const expected = readFileSync(dir(`${name}.compact.ipynb`), 'utf8');
+    expect(out === expected).toBe(true);
+    expect(schemaErrors(out)).toBe('');
+    d.validate();
+    // Compacting again with the same policy changes nothing.
+    expect(dumpsIpynb(readsIpynb(out, name).compact()) === out).toBe(true);
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)('real dialogs: flat document equals NNN.flat.md', () => {
+  it.each(manifest.map((e) => [e.name] as const))('%s', (name) => {
+    const d = readsIpynbBytes(readFileSync(dir(`${name}.ipynb`)), `${name}.ipynb`);
+    const expected = readFileSync(dir(`${name}.flat.md`), 'utf8');
+    const doc = dlg2compact(d);
+    expect(doc === expected).toBe(true);
+    expect(compactDialog(d.clone()).messages.length).toBe(d.messages.length);
+  });
+});

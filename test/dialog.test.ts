@@ -11,7 +11,7 @@ import { InvalidArgumentError, NotebookError } from '../src/errors.js';
 import { LosslessNumber, jsonKeys, parseJson } from '../src/json.js';
 import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared } from './support.js';
 
 const HEX8 = /^[0-9a-f]{8}$/;
 
@@ -331,5 +331,21 @@ describe('property: built dialogs write, read back equal, and pass the schema', 
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)('conformance: Message.aiOutput of code cells equals NNN.parts.json', () => {
+  const dir = (...p: string[]): string => shared('conformance', 'dialogs', ...p);
+  const names = HAVE_SHARED ? (JSON.parse(readFileSync(dir('manifest.json'), 'utf8')) as { name: string }[]).map((e) => e.name) : [];
+  it.each(names)('%s', (name) => {
+    const d = readsIpynb(readFileSync(dir(`${name}.ipynb`), 'utf8'), name);
+    const parts = JSON.parse(readFileSync(dir(`${name}.parts.json`), 'utf8')) as {
+      replies: { id: string }[];
+      code_outputs: { id: string; ai_output: string }[];
+    };
+    const got = parts.code_outputs.map((c) => [c.id, d.get(c.id)?.aiOutput]);
+    expect(got).toEqual(parts.code_outputs.map((c) => [c.id, c.ai_output]));
+    expect(parts.replies.map((r) => d.get(r.id)?.type)).toEqual(parts.replies.map(() => 'prompt'));
+    expect(d.messages.filter((m) => m.type === 'code').length).toBe(parts.code_outputs.length);
   });
 });

@@ -1,0 +1,120 @@
+// Benchmark of src/tokens.ts (run after `npx tsc -p tsconfig.json`): tokens/second for
+// prose, code, a 200 KB run of one letter and a 5 MB base64 line; the time of
+// truncToksMid(5 MB base64, 35); and the first lenToks call (which decodes the rank table).
+// Usage: node scripts/bench-tokens.mjs [--json]
+const t0 = performance.now();
+const tok = await import('../dist/tokens.js');
+const importMs = performance.now() - t0;
+const { encToks, lenToks, truncToksMid, fitsToks } = tok;
+
+const asJson = process.argv.includes('--json');
+const results = { importMs: round(importMs) };
+function round(x) { return Math.round(x * 10) / 10; }
+
+// Deterministic pseudo-random source (xorshift32) so runs are comparable.
+let seed = 0x9e3779b9;
+function rnd() {
+  seed ^= seed << 13; seed >>>= 0;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5; seed >>>= 0;
+  return seed / 4294967296;
+}
+
+// First call: includes the lazy decode of the rank table.
+{
+  const t = performance.now();
+  lenToks('Hello, world!');
+  results.firstLenToksMs = round(performance.now() - t);
+}
+
+const words = ('the of and to in is was for on that with as by at from his her it an were are which this be ' +
+  'compaction notebook dialog token budget summary history message assistant reply tool result kept ' +
+  'because however although meanwhile particularly transformation encoding unicode café naïve 東京 Ünïcödé').split(' ');
+function prose(bytes) {
+  const out = [];
+  let len = 0;
+  while (len < bytes) {
+    const n = 5 + Math.floor(rnd() * 20);
+    const ws = [];
+    for (let i = 0; i < n; i++) ws.push(words[Math.floor(rnd() * words.length)]);
+    let s = ws.join(' ');
+    s = s[0].toUpperCase() + s.slice(1) + (rnd() < 0.2 ? '?\n\n' : '. ');
+    out.push(s);
+    len += s.length;
+  }
+  return out.join('');
+}
+function code(bytes) {
+  const lines = [];
+  let len = 0;
+  let i = 0;
+  while (len < bytes) {
+    const v = `value_${i % 97}`;
+    const l = [
+      `def f_${i}(${v}, n=${i % 1000}):`,
+      `    if ${v} is None or len(${v}) > 0x${(i * 2654435761 >>> 0).toString(16)}:`,
+      `        return {"k${i}": [${v}, n * ${i % 13} + 1], 'path': "/usr/lib/x${i}.so"}`,
+      `    for j in range(n): ${v} += j ** 2  # accumulate ${i}`,
+      '',
+    ].join('\n');
+    lines.push(l);
+    len += l.length;
+    i++;
+  }
+  return lines.join('\n');
+}
+function base64Line(bytes) {
+  const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const parts = [];
+  for (let i = 0; i < bytes; i++) parts.push(A[Math.floor(rnd() * 64)]);
+  return parts.join('');
+}
+
+function rate(name, s, reps) {
+  // Warm once (JIT and the piece cache as a real caller would have them), then time.
+  encToks(s);
+  let n = 0;
+  const t = performance.now();
+  for (let r = 0; r < reps; r++) n = encToks(s).length;
+  const ms = (performance.now() - t) / reps;
+  const lt = performance.now();
+  const m = lenToks(s);
+  const lenMs = performance.now() - lt;
+  if (m !== n) throw new Error(`${name}: lenToks ${m} != encToks length ${n}`);
+  results[name] = { chars: s.length, tokens: n, encMs: round(ms), lenToksMs: round(lenMs), tokensPerSec: Math.round(n / (ms / 1000)) };
+}
+
+const P = prose(1_000_000);
+const C = code(1_000_000);
+const A = 'a'.repeat(200_000);
+const B = base64Line(5_000_000);
+rate('prose1MB', P, 3);
+rate('code1MB', C, 3);
+rate('a200KB', A, 3);
+rate('base64_5MB', B, 1);
+
+{
+  let t = performance.now();
+  const cut = truncToksMid(B, 35);
+  results.truncToksMid_base64_5MB_35 = { ms: round(performance.now() - t), outTokens: lenToks(cut) };
+  t = performance.now();
+  const cut2 = truncToksMid(A, 35);
+  results.truncToksMid_a200KB_35 = { ms: round(performance.now() - t), outTokens: lenToks(cut2) };
+  t = performance.now();
+  const f = fitsToks(B, 35);
+  results.fitsToks_base64_5MB_35 = { ms: round(performance.now() - t), fits: f };
+}
+
+if (asJson) {
+  console.log(JSON.stringify(results, null, 2));
+} else {
+  console.log(`import of dist/tokens.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
+  for (const k of ['prose1MB', 'code1MB', 'a200KB', 'base64_5MB']) {
+    const r = results[k];
+    console.log(`${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +
+      `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s`);
+  }
+  console.log(`truncToksMid(base64 5 MB, 35): ${results.truncToksMid_base64_5MB_35.ms} ms (-> ${results.truncToksMid_base64_5MB_35.outTokens} tokens)`);
+  console.log(`truncToksMid(a x 200 KB, 35): ${results.truncToksMid_a200KB_35.ms} ms (-> ${results.truncToksMid_a200KB_35.outTokens} tokens)`);
+  console.log(`fitsToks(base64 5 MB, 35): ${results.fitsToks_base64_5MB_35.ms} ms (${results.fitsToks_base64_5MB_35.fits})`);
+}

@@ -1,0 +1,856 @@
+/**
+ * Exact o200k_base token counting, encoding, decoding and middle truncation (SPEC §2).
+ *
+ * Results equal Python `tiktoken` 0.14 with `o200k_base` and `disallowed_special=()`:
+ * text that looks like a special token (`<|endoftext|>`) is ordinary text. Checked against
+ * `conformance/tokens.json` and the `len_toks` / `trunctoks_mid` cases of `dsl.json`.
+ *
+ * How it works, and why it stays near-linear on adversarial input:
+ * - Pre-tokenisation: one forward scan with a sticky regex equal to tiktoken's o200k pattern,
+ *   except that `\s` / `\S` are spelled out as the Unicode White_Space set that Rust's regex
+ *   crate uses (JS `\s` adds U+FEFF and lacks U+0085), and the case-insensitive contraction
+ *   group `(?i:'s|…)` is expanded the way Rust folds it (`'s` also matches `'ſ`, U+017F).
+ *   The pattern has no nested quantifiers, so a scan is linear even on a 5 MB run.
+ * - Byte-pair merge per piece, tiktoken's rule: repeatedly merge the adjacent pair whose
+ *   concatenation has the lowest rank, leftmost on ties; a piece that is itself a token is
+ *   one token. Short pieces use a plain loop; long pieces a min-heap over a linked list of
+ *   parts with lazy invalidation (O(k log k) instead of O(k²)).
+ * - Budget checks ({@link fitsToks}, {@link truncToksMid}) merge only the pieces they need:
+ *   pieces from the front until the budget is decided, and for a middle cut the tail pieces
+ *   from a resynchronisation point near the end (a position where every scan must have a
+ *   piece boundary), never the whole text.
+ * - The rank table (from `js-tiktoken/ranks/o200k_base`) is decoded on first use, not at
+ *   import. No `node:` imports: this module runs in a browser.
+ *
+ * Units: budgets and counts are tokens; string positions in this file are UTF-16 code units;
+ * a "binary string" holds one byte (0–255) per UTF-16 unit.
+ *
+ * Known limit: Unicode categories (`\p{L}`, `\p{N}`, …) come from the JS engine's Unicode
+ * version; characters assigned after it (none in the fixtures) may split differently.
+ */
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import { InvalidArgumentError } from './errors.js';
+
+// ---------------------------------------------------------------------------------------
+// Rank table (lazy)
+// ---------------------------------------------------------------------------------------
+
+/** Decoded vocabulary: token bytes by rank, and an open-addressing hash table from bytes to rank. */
+interface Table {
+  /** all ordinary tokens' bytes, concatenated */
+  readonly bytes: Uint8Array;
+  /** offset of rank r's bytes in `bytes` (valid when `lens[r] > 0`) */
+  readonly offs: Int32Array;
+  /** byte length of rank r, 0 when r is not an ordinary token */
+  readonly lens: Int32Array;
+  /** hash slots holding rank + 1 (0 = empty); size a power of two */
+  readonly slots: Int32Array;
+  readonly mask: number;
+  /** rank of each single byte (all 256 are tokens) */
+  readonly byte1: Int32Array;
+  /** rank of each two-byte string `(b0 << 8) | b1`, or NONE */
+  readonly pair2: Int32Array;
+  /** special token id -> its UTF-8 bytes (decoding only; encoding never emits them) */
+  readonly special: Map<number, Uint8Array>;
+  /** longest token, in bytes */
+  readonly maxLen: number;
+  /** number of ordinary tokens */
+  readonly size: number;
+}
+
+const NONE = -1;
+let table: Table | undefined;
+
+const B64 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) {
+  B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+}
+
+/** FNV-1a over `p[a, b)` plus a final mix; the table's hash. */
+function hashBytes(p: Uint8Array, a: number, b: number): number {
+  let h = 0x811c9dc5;
+  for (let i = a; i < b; i++) h = Math.imul(h ^ p[i]!, 0x01000193);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  return h;
+}
+
+/**
+ * Decode js-tiktoken's compact rank format: lines `NAME OFFSET TOK TOK …` separated by
+ * `\n`, where the i-th base64 TOK (counting from 0) has rank OFFSET + i.
+ */
+function loadTable(): Table {
+  const text = o200k.bpe_ranks;
+  let buf = new Uint8Array(text.length); // decoded bytes are shorter than their base64
+  let used = 0;
+  const rankList: number[] = [];
+  const startList: number[] = [];
+  let maxLen = 0;
+  let maxRank = -1;
+  for (let lineStart = 0; lineStart < text.length; ) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = text.length;
+    const nameEnd = text.indexOf(' ', lineStart);
+    if (nameEnd >= 0 && nameEnd < lineEnd) {
+      let offEnd = text.indexOf(' ', nameEnd + 1);
+      if (offEnd < 0 || offEnd > lineEnd) offEnd = lineEnd;
+      let rank = Number.parseInt(text.slice(nameEnd + 1, offEnd), 10);
+      if (!Number.isInteger(rank) || rank < 0) throw new Error('tokens: malformed o200k_base rank data');
+      for (let p = offEnd + 1; p < lineEnd; rank++) {
+        let q = text.indexOf(' ', p);
+        if (q < 0 || q > lineEnd) q = lineEnd;
+        const start = used;
+        let acc = 0;
+        let bits = 0;
+        for (let i = p; i < q; i++) {
+          const c = text.charCodeAt(i);
+          const v = c < 128 ? B64[c]! : -1;
+          if (v < 0) continue; // '=' padding
+          acc = ((acc << 6) | v) & 0xffffff;
+          bits += 6;
+          if (bits >= 8) {
+            bits -= 8;
+            buf[used++] = (acc >> bits) & 0xff;
+          }
+        }
+        rankList.push(rank);
+        startList.push(start);
+        if (used - start > maxLen) maxLen = used - start;
+        if (rank > maxRank) maxRank = rank;
+        p = q + 1;
+      }
+    }
+    lineStart = lineEnd + 1;
+  }
+  startList.push(used);
+  buf = buf.slice(0, used);
+  const offs = new Int32Array(maxRank + 1);
+  const lens = new Int32Array(maxRank + 1);
+  let cap = 1;
+  while (cap < rankList.length * 2.5) cap *= 2;
+  const slots = new Int32Array(cap);
+  const mask = cap - 1;
+  const byte1 = new Int32Array(256).fill(NONE);
+  const pair2 = new Int32Array(65536).fill(NONE);
+  for (let k = 0; k < rankList.length; k++) {
+    const r = rankList[k]!;
+    const a = startList[k]!;
+    const len = startList[k + 1]! - a;
+    offs[r] = a;
+    lens[r] = len;
+    if (len === 1) byte1[buf[a]!] = r;
+    else if (len === 2) pair2[(buf[a]! << 8) | buf[a + 1]!] = r;
+    let i = hashBytes(buf, a, a + len) & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = r + 1;
+  }
+  for (let b = 0; b < 256; b++) if (byte1[b] === NONE) throw new Error('tokens: o200k_base rank data lacks a byte token');
+  const enc = new TextEncoder();
+  const special = new Map<number, Uint8Array>();
+  for (const [name, id] of Object.entries(o200k.special_tokens)) special.set(id, enc.encode(name));
+  return { bytes: buf, offs, lens, slots, mask, byte1, pair2, special, maxLen, size: rankList.length };
+}
+
+function tbl(): Table {
+  if (table === undefined) table = loadTable();
+  return table;
+}
+
+/** Rank of the bytes `p[a, b)` (b > a), or NONE when they are not a token. */
+function rankOf(t: Table, p: Uint8Array, a: number, b: number): number {
+  const len = b - a;
+  if (len === 1) return t.byte1[p[a]!]!;
+  if (len === 2) return t.pair2[(p[a]! << 8) | p[a + 1]!]!;
+  if (len > t.maxLen) return NONE;
+  return probe(t, p, a, b, hashBytes(p, a, b));
+}
+
+/** Hash-table lookup of `p[a, b)` (3 <= b - a <= maxLen) whose hash is `h`. */
+function probe(t: Table, p: Uint8Array, a: number, b: number, h: number): number {
+  const { slots, mask, lens, offs, bytes } = t;
+  const len = b - a;
+  for (let i = h & mask; ; i = (i + 1) & mask) {
+    const v = slots[i]!;
+    if (v === 0) return NONE;
+    const r = v - 1;
+    if (lens[r] === len) {
+      const o = offs[r]! - a;
+      let k = a;
+      while (k < b && bytes[o + k] === p[k]) k++;
+      if (k === b) return r;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pre-tokenisation
+// ---------------------------------------------------------------------------------------
+
+/** Unicode White_Space as Rust's regex crate defines `\s` (JS `\s` differs). */
+const WS = '\\t-\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
+const UPPERISH = '\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}';
+const LOWERISH = '\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}';
+/** `(?i:'s|'t|'re|'ve|'m|'ll|'d)` with Rust's simple case folding (s ~ S ~ ſ). */
+const CONTRACTION = "(?:'[sS\\u017F]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?";
+const PATTERN = [
+  `[^\\r\\n\\p{L}\\p{N}]?[${UPPERISH}]*[${LOWERISH}]+${CONTRACTION}`,
+  `[^\\r\\n\\p{L}\\p{N}]?[${UPPERISH}]+[${LOWERISH}]*${CONTRACTION}`,
+  `\\p{N}{1,3}`,
+  ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n/]*`,
+  `[${WS}]*[\\r\\n]+`,
+  `[${WS}]+(?![^${WS}])`,
+  `[${WS}]+`,
+].join('|');
+
+/** Sticky: `test` at `lastIndex` only, no match array built. */
+const PIECE = new RegExp(PATTERN, 'uy');
+
+/** End (exclusive, UTF-16 units) of the pre-token piece starting at `pos`. */
+function pieceEnd(s: string, pos: number): number {
+  PIECE.lastIndex = pos;
+  if (!PIECE.test(s)) {
+    // Unreachable: every code point is a letter, number, white space or "other", and each
+    // class starts some alternative.
+    throw new Error(`tokens: internal error, no pre-token at offset ${pos}`);
+  }
+  return PIECE.lastIndex;
+}
+
+// Character classes used to find resynchronisation points (see `isBoundary`).
+const C_N = 1; // \p{N}
+const C_L = 2; // \p{L}
+const C_M = 4; // \p{M}
+const C_WS = 8; // White_Space
+const C_NL = 16; // \r or \n
+const C_SLASH = 32; // '/'
+const C_APOS = 64; // "'"
+const RE_N = /^\p{N}$/u;
+const RE_L = /^\p{L}$/u;
+const RE_M = /^\p{M}$/u;
+const RE_WS = new RegExp(`^[${WS}]$`, 'u');
+
+function classOf(cp: number): number {
+  const ch = String.fromCodePoint(cp);
+  let c = 0;
+  if (RE_N.test(ch)) c |= C_N;
+  if (RE_L.test(ch)) c |= C_L;
+  if (RE_M.test(ch)) c |= C_M;
+  if (RE_WS.test(ch)) c |= C_WS;
+  if (cp === 10 || cp === 13) c |= C_NL;
+  if (cp === 0x2f) c |= C_SLASH;
+  if (cp === 0x27) c |= C_APOS;
+  return c;
+}
+const ASCII_CLASS = new Uint8Array(128);
+for (let i = 0; i < 128; i++) ASCII_CLASS[i] = classOf(i);
+
+function classAt(cp: number): number {
+  return cp < 128 ? ASCII_CLASS[cp]! : classOf(cp);
+}
+
+/**
+ * True when offset `i` (0 < i < s.length) is a piece boundary in EVERY forward scan that
+ * reaches past it, so a scan started at `i` produces the same pieces as one from 0:
+ * - a piece holding a number character holds only number characters (`\p{N}{1,3}`), so a
+ *   change between number and non-number is a boundary;
+ * - a piece holding `\r`/`\n` continues only with white space or `[\r\n/]`;
+ * - a piece holding a letter continues only with letters, marks or a contraction's `'`.
+ */
+function isBoundary(s: string, i: number): boolean {
+  const after = s.codePointAt(i)!;
+  if (after >= 0xdc00 && after <= 0xdfff) {
+    const hi = s.charCodeAt(i - 1);
+    if (hi >= 0xd800 && hi <= 0xdbff) return false; // inside a surrogate pair
+  }
+  let before = s.charCodeAt(i - 1);
+  if (before >= 0xdc00 && before <= 0xdfff && i >= 2) {
+    const hi = s.charCodeAt(i - 2);
+    if (hi >= 0xd800 && hi <= 0xdbff) before = s.codePointAt(i - 2)!;
+  }
+  const cb = classAt(before);
+  const ca = classAt(after);
+  if ((cb & C_N) !== (ca & C_N)) return true;
+  if (cb & C_NL && !(ca & (C_WS | C_SLASH))) return true;
+  if (cb & C_L && !(ca & (C_L | C_M | C_APOS))) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Byte-pair merge
+// ---------------------------------------------------------------------------------------
+
+/** Pieces of at most this many bytes use the quadratic loop; longer ones the heap. */
+let heapFrom = 128;
+
+// Scratch for the short loop: part starts and pair ranks (pieces of <= heapFrom bytes).
+let shortStarts = new Int32Array(heapFrom + 2);
+let shortPairs = new Int32Array(heapFrom + 2);
+
+/** tiktoken's merge loop over `p[0, n)`, 2 <= n <= heapFrom; appends the ids to `out`. */
+function mergeShort(p: Uint8Array, n: number, t: Table, out: number[]): void {
+  const st = shortStarts;
+  const pr = shortPairs;
+  // Part k spans [st[k], st[k+1]); pr[k] = rank of parts k and k+1 joined (k < parts-1).
+  for (let i = 0; i < n; i++) {
+    st[i] = i;
+    pr[i] = i + 1 < n ? t.pair2[(p[i]! << 8) | p[i + 1]!]! : NONE;
+  }
+  st[n] = n;
+  let parts = n;
+  for (;;) {
+    let best = NONE;
+    let at = -1;
+    for (let k = 0; k + 1 < parts; k++) {
+      const r = pr[k]!;
+      if (r !== NONE && (best === NONE || r < best)) {
+        best = r;
+        at = k;
+      }
+    }
+    if (at < 0) break;
+    // Join parts `at` and `at + 1`: drop the boundary st[at + 1].
+    st.copyWithin(at + 1, at + 2, parts + 1);
+    pr.copyWithin(at + 1, at + 2, parts);
+    parts--;
+    pr[at] = at + 1 < parts ? rankOf(t, p, st[at]!, st[at + 2]!) : NONE;
+    if (at > 0) pr[at - 1] = rankOf(t, p, st[at - 1]!, st[at + 1]!);
+  }
+  for (let k = 0; k < parts; k++) out.push(rankOf(t, p, st[k]!, st[k + 1]!));
+}
+
+const SHIFT = 4294967296; // heap key = rank * 2^32 + part start
+
+// Binary min-heap of keys for `mergeLong` (module scratch: mergeLong is not re-entrant).
+let heap = new Float64Array(1024);
+let heapSize = 0;
+
+function heapPush(key: number): void {
+  if (heapSize === heap.length) {
+    const bigger = new Float64Array(heap.length * 2);
+    bigger.set(heap);
+    heap = bigger;
+  }
+  const h = heap;
+  let i = heapSize++;
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    const k = h[up]!;
+    if (k <= key) break;
+    h[i] = k;
+    i = up;
+  }
+  h[i] = key;
+}
+
+function heapPop(): number {
+  const h = heap;
+  const top = h[0]!;
+  const size = --heapSize;
+  const last = h[size]!;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= size) break;
+    let kc = h[c]!;
+    if (c + 1 < size) {
+      const k2 = h[c + 1]!;
+      if (k2 < kc) {
+        c++;
+        kc = k2;
+      }
+    }
+    if (kc >= last) break;
+    h[i] = kc;
+    i = c;
+  }
+  h[i] = last;
+  return top;
+}
+
+// Priority queue of merge candidates for `mergeLong`, ordered by (rank, part start).
+// Candidates of one rank mostly arrive left to right (a sweep of merges creates them in
+// order), so each rank gets a bucket that is an ordered array consumed from a cursor; a
+// candidate that arrives out of order goes to the binary heap above instead. A small heap of
+// the ranks whose buckets are non-empty gives the smallest bucket. Most operations are O(1)
+// on sequential memory, where a single heap of n keys is O(log n) with cache misses.
+let bucketItems: Array<number[] | undefined> = [];
+let bucketHead = new Int32Array(0);
+const touched: number[] = [];
+const activeRanks: number[] = []; // binary min-heap of ranks with a non-empty bucket
+
+function activePush(r: number): void {
+  const h = activeRanks;
+  let i = h.length;
+  h.push(r);
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    if (h[up]! <= r) break;
+    h[i] = h[up]!;
+    i = up;
+  }
+  h[i] = r;
+}
+
+function activePop(): void {
+  const h = activeRanks;
+  const last = h.pop()!;
+  const size = h.length;
+  if (size === 0) return;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= size) break;
+    if (c + 1 < size && h[c + 1]! < h[c]!) c++;
+    if (h[c]! >= last) break;
+    h[i] = h[c]!;
+    i = c;
+  }
+  h[i] = last;
+}
+
+function queueReset(vocab: number): void {
+  for (const r of touched) {
+    bucketItems[r] = undefined;
+    bucketHead[r] = 0;
+  }
+  touched.length = 0;
+  activeRanks.length = 0;
+  heapSize = 0;
+  if (bucketHead.length < vocab) {
+    bucketHead = new Int32Array(vocab);
+    bucketItems = new Array<number[] | undefined>(vocab);
+  }
+}
+
+function queuePush(r: number, pos: number): void {
+  let items = bucketItems[r];
+  if (items === undefined) {
+    bucketItems[r] = [pos];
+    bucketHead[r] = 0;
+    touched.push(r);
+    activePush(r);
+    return;
+  }
+  if (bucketHead[r] === items.length) {
+    // consumed: start over (the rank left the active heap when it emptied)
+    items.length = 0;
+    items.push(pos);
+    bucketHead[r] = 0;
+    activePush(r);
+    return;
+  }
+  if (pos > items[items.length - 1]!) items.push(pos);
+  else heapPush(r * SHIFT + pos);
+}
+
+/** Remove and return the smallest key rank * 2^32 + start, or -1 when empty. */
+function queuePop(): number {
+  let best = -1;
+  if (activeRanks.length > 0) {
+    const r = activeRanks[0]!;
+    best = r * SHIFT + bucketItems[r]![bucketHead[r]!]!;
+  }
+  if (heapSize > 0 && (best < 0 || heap[0]! < best)) return heapPop();
+  if (best >= 0) {
+    const r = activeRanks[0]!;
+    if (++bucketHead[r]! === bucketItems[r]!.length) activePop();
+  }
+  return best;
+}
+
+/** The same merge rule with a priority queue and lazy invalidation, O(n log n); appends to `out`. */
+function mergeLong(p: Uint8Array, n: number, t: Table, out: number[]): void {
+  const next = new Int32Array(n); // start of the following part (n at the end)
+  const prev = new Int32Array(n); // start of the preceding part (-1 at the start)
+  const pair = new Int32Array(n); // rank of this part joined with the next, or NONE
+  const pair2 = t.pair2;
+  queueReset(t.lens.length);
+  for (let i = 0; i < n; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+  }
+  for (let i = 0; i + 1 < n; i++) {
+    const r = pair2[(p[i]! << 8) | p[i + 1]!]!;
+    pair[i] = r;
+    if (r !== NONE) queuePush(r, i);
+  }
+  pair[n - 1] = NONE;
+  for (;;) {
+    const key = queuePop();
+    if (key < 0) break;
+    const r = Math.floor(key / SHIFT);
+    const a = key - r * SHIFT;
+    if (pair[a] !== r) continue; // stale: the part changed or was absorbed
+    const b = next[a]!;
+    const c = next[b]!;
+    next[a] = c;
+    if (c < n) prev[c] = a;
+    pair[b] = NONE;
+    const ra = c >= n ? NONE : rankOf(t, p, a, next[c]!);
+    pair[a] = ra;
+    if (ra !== NONE) queuePush(ra, a);
+    const before = prev[a]!;
+    if (before >= 0) {
+      const rb = rankOf(t, p, before, c);
+      pair[before] = rb;
+      if (rb !== NONE) queuePush(rb, before);
+    }
+  }
+  queueReset(0);
+  for (let a = 0; a < n; a = next[a]!) out.push(rankOf(t, p, a, next[a]!));
+}
+
+// Scratch holding the UTF-8 bytes of the current piece.
+let pieceBytes = new Uint8Array(1024);
+const UTF8_ENC = new TextEncoder();
+
+/**
+ * Put the UTF-8 bytes of `s[start, end)` in `pieceBytes`; returns their count. Lone
+ * surrogates become EF BF BD (U+FFFD), as tiktoken does with Python surrogates.
+ */
+function loadPiece(s: string, start: number, end: number): number {
+  const units = end - start;
+  if (pieceBytes.length < 3 * units) pieceBytes = new Uint8Array(Math.max(3 * units, 2 * pieceBytes.length));
+  const p = pieceBytes;
+  for (let i = 0; i < units; i++) {
+    const c = s.charCodeAt(start + i);
+    if (c > 0x7f) return i + UTF8_ENC.encodeInto(s.slice(start + i, end), p.subarray(i)).written;
+    p[i] = c;
+  }
+  return units;
+}
+
+// Cache of merged pieces (pieces that are not a single token and need the merge loop).
+// Direct-mapped on the piece's byte hash, which the whole-token lookup computes anyway, so
+// a lookup costs one string comparison; a newer piece evicts an older one in its slot.
+// A piece is admitted on its second sighting (`seen` remembers the hash of the last miss per
+// slot), so a stream of unrepeated pieces (base64, hex) costs one integer store each.
+// Bounded: CACHE_SLOTS pieces of <= CACHE_MAX_BYTES bytes. (A Map keyed by piece strings
+// was measured slower: its inserts churn on unrepeated pieces.)
+const CACHE_SLOTS = 4096;
+const CACHE_MAX_BYTES = 64;
+let cacheKeys: Array<string | undefined> = new Array<string | undefined>(CACHE_SLOTS);
+let cacheIds: Array<readonly number[] | undefined> = new Array<readonly number[] | undefined>(CACHE_SLOTS);
+let cacheSeen = new Int32Array(CACHE_SLOTS);
+
+function mergeInto(n: number, t: Table, out: number[]): void {
+  if (n <= heapFrom) mergeShort(pieceBytes, n, t, out);
+  else mergeLong(pieceBytes, n, t, out);
+}
+
+/**
+ * Token ids of the piece `s[start, end)` (tiktoken's `byte_pair_encode`, with its rule that a
+ * piece which is itself a token is one token): appended to `out` when given. Returns the count.
+ */
+function encodePiece(s: string, start: number, end: number, t: Table, out: number[] | null): number {
+  if (end - start === 1) {
+    const c = s.charCodeAt(start);
+    if (c < 0x80) {
+      if (out) out.push(t.byte1[c]!);
+      return 1;
+    }
+  }
+  const p = pieceBytes;
+  const n = loadPiece(s, start, end);
+  if (n > CACHE_MAX_BYTES) {
+    const whole = rankOf(t, p, 0, n);
+    if (whole !== NONE) {
+      if (out) out.push(whole);
+      return 1;
+    }
+    const ids: number[] = out ?? [];
+    const before = ids.length;
+    mergeInto(n, t, ids);
+    return ids.length - before;
+  }
+  const h = hashBytes(p, 0, n);
+  const whole = n === 1 ? t.byte1[p[0]!]! : n === 2 ? t.pair2[(p[0]! << 8) | p[1]!]! : probe(t, p, 0, n, h);
+  if (whole !== NONE) {
+    if (out) out.push(whole);
+    return 1;
+  }
+  const slot = (h >>> 20) & (CACHE_SLOTS - 1);
+  const units = end - start;
+  const key = cacheKeys[slot];
+  let ids: readonly number[] | undefined;
+  if (key !== undefined && key.length === units) {
+    let k = 0;
+    while (k < units && key.charCodeAt(k) === s.charCodeAt(start + k)) k++;
+    if (k === units) ids = cacheIds[slot];
+  }
+  if (ids === undefined) {
+    const tag = h | 1;
+    if (cacheSeen[slot] !== tag) {
+      cacheSeen[slot] = tag;
+      const direct: number[] = out ?? [];
+      const before = direct.length;
+      mergeInto(n, t, direct);
+      return direct.length - before;
+    }
+    const fresh: number[] = [];
+    mergeInto(n, t, fresh);
+    cacheKeys[slot] = s.slice(start, end);
+    cacheIds[slot] = fresh;
+    ids = fresh;
+  }
+  if (out) for (let k = 0; k < ids.length; k++) out.push(ids[k]!);
+  return ids.length;
+}
+
+/** Append the ids of every piece of `s[from, s.length)` to `out` (from must be a boundary). */
+function encodeFrom(s: string, from: number, out: number[], t: Table): void {
+  for (let pos = from; pos < s.length; ) {
+    const end = pieceEnd(s, pos);
+    encodePiece(s, pos, end, t, out);
+    pos = end;
+  }
+}
+
+/** Fewest tokens a piece of `units` UTF-16 units can yield (each token <= maxLen bytes). */
+function minTokens(units: number, t: Table): number {
+  return Math.ceil(units / t.maxLen); // UTF-8 bytes >= UTF-16 units
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------------------
+
+const UTF8_DEC = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function checkIds(ids: readonly number[], where: string, t: Table): void {
+  if (!Array.isArray(ids)) throw new InvalidArgumentError(`${where}: ids must be an array of token ids, got ${typeof ids}`);
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k];
+    const ok =
+      typeof id === 'number' && Number.isInteger(id) && ((id >= 0 && id < t.lens.length && t.lens[id]! > 0) || t.special.has(id));
+    if (!ok) throw new InvalidArgumentError(`${where}: ${String(id)} at index ${k} is not an o200k_base token id`);
+  }
+}
+
+/** UTF-8 decode (invalid byte runs -> U+FFFD, as Python's errors='replace') of id lists. */
+function decodeLists(lists: ReadonlyArray<readonly number[]>, t: Table): string {
+  let total = 0;
+  for (const ids of lists) for (const id of ids) total += t.lens[id] || t.special.get(id)!.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const ids of lists) {
+    for (const id of ids) {
+      const len = t.lens[id] || 0;
+      if (len > 0) {
+        const off = t.offs[id]!;
+        for (let i = 0; i < len; i++) out[at + i] = t.bytes[off + i]!;
+        at += len;
+      } else {
+        const sp = t.special.get(id)!;
+        out.set(sp, at);
+        at += sp.length;
+      }
+    }
+  }
+  return UTF8_DEC.decode(out);
+}
+
+// ---------------------------------------------------------------------------------------
+// Argument checks
+// ---------------------------------------------------------------------------------------
+
+function checkText(s: unknown, where: string, what = 'text'): asserts s is string {
+  if (typeof s !== 'string') throw new InvalidArgumentError(`${where}: ${what} must be a string, got ${s === null ? 'null' : typeof s}`);
+}
+
+function checkBudget(n: unknown, where: string): asserts n is number {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`${where}: maxToks must be an integer number of tokens, got ${typeof n === 'number' ? String(n) : typeof n}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Encode text as o200k_base token ids, exactly as Python
+ * `tiktoken.get_encoding('o200k_base').encode(s, disallowed_special=())` (SPEC §2;
+ * fixture `tokens.json`). Special-token text is encoded as ordinary text.
+ * Lone surrogates are encoded as U+FFFD (as tiktoken does for Python surrogates).
+ * @param s the text (any string; may be empty).
+ * @returns a fresh array of token ids (integers in [0, 199997]).
+ * @throws InvalidArgumentError when `s` is not a string.
+ */
+export function encToks(s: string): number[] {
+  checkText(s, 'encToks');
+  const out: number[] = [];
+  if (s.length > 0) encodeFrom(s, 0, out, tbl());
+  return out;
+}
+
+/**
+ * Decode token ids to text as Python `enc.decode(ids)` does (UTF-8 with `errors='replace'`:
+ * each invalid byte run becomes U+FFFD; a leading BOM is kept). The special tokens
+ * `<|endoftext|>` (199999) and `<|endofprompt|>` (200018) decode to their text.
+ * Source: SPEC §2; fixture `tokens.json` (`decodes`, cuts inside multi-byte characters).
+ * @param ids token ids.
+ * @returns the decoded string.
+ * @throws InvalidArgumentError when `ids` is not an array or holds a value that is not an
+ *   o200k_base token id (Python raises KeyError there).
+ */
+export function decToks(ids: readonly number[]): string {
+  const t = tbl();
+  checkIds(ids, 'decToks', t);
+  return decodeLists([ids], t);
+}
+
+/**
+ * Number of o200k_base tokens in `s` (the reference's `len_toks`; SPEC §2), equal to
+ * `encToks(s).length` without building the id list.
+ * @param s the text.
+ * @returns a token count (>= 0).
+ * @throws InvalidArgumentError when `s` is not a string.
+ */
+export function lenToks(s: string): number {
+  checkText(s, 'lenToks');
+  if (s.length === 0) return 0;
+  const t = tbl();
+  let count = 0;
+  for (let pos = 0; pos < s.length; ) {
+    const end = pieceEnd(s, pos);
+    count += encodePiece(s, pos, end, t, null);
+    pos = end;
+  }
+  return count;
+}
+
+/**
+ * Whether `lenToks(s) <= maxToks`, decided with as little work as possible: a string of
+ * at most `maxToks / 3` UTF-16 units always fits (a unit is at most 3 UTF-8 bytes, a token
+ * at least one byte); otherwise pieces are merged from the front only until the count
+ * exceeds `maxToks` or the rest provably fits. Cost is O(maxToks) pieces when `s` does not fit.
+ * @param s the text.
+ * @param maxToks budget in tokens (an integer; a negative budget never fits).
+ * @returns true when `s` has at most `maxToks` tokens.
+ * @throws InvalidArgumentError when `s` is not a string or `maxToks` is not a safe integer
+ *   (NaN, ±Infinity, fractions and non-numbers are rejected).
+ */
+export function fitsToks(s: string, maxToks: number): boolean {
+  checkText(s, 'fitsToks');
+  checkBudget(maxToks, 'fitsToks');
+  if (maxToks < 0) return false;
+  const n = s.length;
+  if (3 * n <= maxToks) return true;
+  const t = tbl();
+  let count = 0;
+  for (let pos = 0; pos < n; ) {
+    if (count + 3 * (n - pos) <= maxToks) return true;
+    const end = pieceEnd(s, pos);
+    if (count + minTokens(end - pos, t) > maxToks) return false;
+    count += encodePiece(s, pos, end, t, null);
+    if (count > maxToks) return false;
+    pos = end;
+  }
+  return true;
+}
+
+/**
+ * The last `b` ids of the encoding of `s`, given that the ids of `s[0, q)` are `front` and
+ * `q` is a piece boundary. Starts from a resynchronisation point near the end and widens
+ * the window geometrically; falls back to `q` (so at most O(n) work overall).
+ */
+function tailIds(s: string, q: number, front: readonly number[], b: number, t: Table): number[] {
+  const n = s.length;
+  for (let win = Math.max(64, 8 * b); ; win *= 2) {
+    const lo = n - win;
+    if (lo <= q) {
+      const ids: number[] = front.slice(Math.max(0, front.length - b));
+      encodeFrom(s, q, ids, t);
+      return ids.slice(ids.length - b);
+    }
+    let p = lo;
+    while (p < n && !isBoundary(s, p)) p++;
+    if (p < n) {
+      const ids: number[] = [];
+      encodeFrom(s, p, ids, t);
+      if (ids.length >= b) return ids.slice(ids.length - b);
+    }
+  }
+}
+
+/**
+ * Cut the middle out of `s` so it fits `maxToks` tokens (the reference's `trunctoks_mid`;
+ * SPEC §2, fixture `dsl.json`):
+ * - `maxToks <= 0` -> `''` (negative budgets included, as the reference);
+ * - `s` fits -> `s` unchanged;
+ * - else with `m` = the mark's tokens cut to `maxToks`, `n = maxToks - m.length`, keep the
+ *   first `ceil(n/2)` and the last `floor(n/2)` tokens and decode `head + m + tail` as one
+ *   UTF-8 byte string (invalid bytes at the cuts -> U+FFFD, as Python's errors='replace').
+ * Only the pieces needed are merged: from the front until the budget is exceeded, and from a
+ * resynchronisation point near the end for the tail, so a 5 MB input costs O(maxToks) merges.
+ * @param s the text.
+ * @param maxToks budget in tokens (an integer).
+ * @param mark text put where the middle was cut; default `' … '` (U+2026 between spaces).
+ * @returns a string of at most `maxToks` tokens when re-encoded in the usual case (a cut
+ *   can re-tokenise differently at its seams, as in the reference).
+ * @throws InvalidArgumentError when `s` or `mark` is not a string, or `maxToks` is not a
+ *   safe integer (NaN, ±Infinity, fractions, non-numbers).
+ */
+export function truncToksMid(s: string, maxToks: number, mark: string = ' … '): string {
+  checkText(s, 'truncToksMid');
+  checkBudget(maxToks, 'truncToksMid');
+  checkText(mark, 'truncToksMid', 'mark');
+  if (maxToks <= 0) return '';
+  const n = s.length;
+  if (3 * n <= maxToks) return s;
+  const t = tbl();
+  const front: number[] = [];
+  let pos = 0;
+  while (pos < n && front.length <= maxToks) {
+    const end = pieceEnd(s, pos);
+    // A huge piece that alone overflows the budget need not be merged here: the head
+    // already has enough ids once front.length >= maxToks / 2 + 1 >= ceil(n/2).
+    if (front.length > maxToks >> 1 && front.length + minTokens(end - pos, t) > maxToks) break;
+    encodePiece(s, pos, end, t, front);
+    pos = end;
+  }
+  if (pos >= n && front.length <= maxToks) return s;
+  const markIds = encToks(mark).slice(0, maxToks);
+  const room = maxToks - markIds.length;
+  const a = Math.ceil(room / 2);
+  const b = Math.floor(room / 2);
+  const head = front.slice(0, a);
+  const tail = b > 0 ? tailIds(s, pos, front, b, t) : [];
+  return decodeLists([head, markIds, tail], t);
+}
+
+/**
+ * Internal hooks for tests and benchmarks; not part of the public API and may change.
+ * - `load()`: decode the rank table now; returns the vocabulary size.
+ * - `loaded()`: whether the rank table has been decoded.
+ * - `pieces(s)`: the pre-token pieces of `s` (UTF-16 strings).
+ * - `isBoundary(s, i)`: whether `i` is a resynchronisation point.
+ * - `setHeapFrom(k)`: pieces longer than `k` bytes use the heap merge (default 128).
+ * - `clearCache()`: empty the piece cache.
+ */
+export const tokensInternals = {
+  load: (): number => tbl().size,
+  loaded: (): boolean => table !== undefined,
+  pieces(s: string): string[] {
+    const out: string[] = [];
+    for (let pos = 0; pos < s.length; ) {
+      const end = pieceEnd(s, pos);
+      out.push(s.slice(pos, end));
+      pos = end;
+    }
+    return out;
+  },
+  isBoundary,
+  setHeapFrom(k: number): void {
+    heapFrom = k;
+    shortStarts = new Int32Array(k + 2);
+    shortPairs = new Int32Array(k + 2);
+  },
+  clearCache(): void {
+    cacheKeys = new Array<string | undefined>(CACHE_SLOTS);
+    cacheIds = new Array<readonly number[] | undefined>(CACHE_SLOTS);
+    cacheSeen = new Int32Array(CACHE_SLOTS);
+  },
+};

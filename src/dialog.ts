@@ -473,30 +473,38 @@ function isMultiline(v: unknown): boolean {
  * cycles. Throws NotebookError(file, cell, field) naming the path of the offending value.
  */
 function checkJson(v: unknown, file: string, cell: string | number | undefined, field: string): void {
+  // The path to the offending value is only spelled out on failure (`trail` holds the keys).
   const active = new Set<object>();
-  const walk = (x: unknown, path: string): void => {
+  const trail: (string | number)[] = [];
+  const fail = (why: string): never => {
+    const path = field + trail.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
+    throw new NotebookError(`${path}: ${why}`, file, cell, field);
+  };
+  const walk = (x: unknown): void => {
     switch (typeof x) {
       case 'string':
       case 'boolean':
       case 'bigint':
         return;
       case 'number':
-        if (!Number.isFinite(x)) throw new NotebookError(`${path}: ${x} is not valid JSON`, file, cell, field);
+        if (!Number.isFinite(x)) fail(`${x} is not valid JSON`);
         return;
       case 'object': {
         if (x === null) return;
         if (isLosslessNumber(x)) {
-          if (!Number.isFinite(Number(x.value))) {
-            throw new NotebookError(`${path}: ${x.value} overflows a float (Python would write Infinity, which is not JSON)`, file, cell, field);
-          }
+          if (!Number.isFinite(Number(x.value))) fail(`${x.value} overflows a float (Python would write Infinity, which is not JSON)`);
           return;
         }
-        if (active.has(x)) throw new NotebookError(`${path}: circular reference`, file, cell, field);
+        if (active.has(x)) fail('circular reference');
         if (Array.isArray(x)) {
           active.add(x);
           for (let i = 0; i < x.length; i++) {
-            if (!(i in x)) throw new NotebookError(`${path}[${i}]: array hole is not JSON`, file, cell, field);
-            walk(x[i], `${path}[${i}]`);
+            const y: unknown = x[i];
+            if (typeof y === 'string') continue;
+            trail.push(i);
+            if (!(i in x)) fail('array hole is not JSON');
+            walk(y);
+            trail.pop();
           }
           active.delete(x);
           return;
@@ -504,14 +512,20 @@ function checkJson(v: unknown, file: string, cell: string | number | undefined, 
         if (!isJsonObject(x)) break;
         active.add(x);
         const o = x as JsonObject;
-        for (const k of Object.keys(o)) walk(o[k], `${path}.${k}`);
+        for (const k of Object.keys(o)) {
+          const y = o[k];
+          if (typeof y === 'string') continue;
+          trail.push(k);
+          walk(y);
+          trail.pop();
+        }
         active.delete(x);
         return;
       }
     }
-    throw new NotebookError(`${path}: a value of type ${typeof x} is not JSON-serialisable`, file, cell, field);
+    fail(`a value of type ${typeof x} is not JSON-serialisable`);
   };
-  walk(v, field);
+  walk(v);
 }
 
 function checkMimebundle(b: unknown, file: string, cell: string, field: string): void {

@@ -443,11 +443,16 @@ class Entries {
 
 const SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
 const NB_TRANSIENT = new Set(['orig_nbformat', 'orig_nbformat_minor', 'signature']);
-// Line breaks of Python's splitlines as JSON.stringify writes them (escaped, or raw for the
-// three non-ASCII ones).
-const ESCAPED_BREAK = /\\r\\n|\\[nrf]|\\u00(?:0b|1[cde])|[\x85\u2028\u2029]/g;
-const ESCAPED_BACKSLASH = /\\\\/g;
-const NUL = /\0/g;
+/**
+ * Line breaks of Python's splitlines as JSON.stringify writes them: escaped (backslash + `n`,
+ * `r`, `f`; backslash-r-backslash-n; backslash + `u000b`, `u001c`, `u001d`, `u001e`) or raw
+ * (U+0085, U+2028, U+2029). In escaped text a backslash starts an escape only after an even
+ * run of backslashes (two backslashes are one escaped backslash, so in backslash, backslash,
+ * `n` the `n` is plain text). A match therefore only starts where a run of backslashes starts
+ * (the lookbehind), takes the run's escaped backslashes in pairs, then needs a break escape;
+ * it never starts inside a run, so no escaped backslash is misread.
+ */
+const ESCAPED_BREAK = /(?<!\\)(?:\\\\)*(?:\\r\\n|\\[nrf]|\\u00(?:0b|1[cde]))|[\x85\u2028\u2029]/g;
 
 /** Entries of a JSON object minus some keys. */
 function entriesOf(o: JsonObject, skip?: ReadonlySet<string>): [string, unknown][] {
@@ -641,9 +646,8 @@ class Writer {
    * A string as the JSON list of its splitlines(keepends=True) lines, without building the
    * list: the whole string is escaped once (`JSON.stringify`), then the escaped text is cut
    * after each escaped line break (`\\n`, `\\r`, `\\r\\n`, `\\f`, `\\u000b`, `\\u001c`–`\\u001e`)
-   * and each raw U+0085, U+2028, U+2029 (JSON.stringify leaves those raw, as Python does).
-   * Escaped backslashes (`\\\\`) are first swapped for U+0000, which JSON.stringify never
-   * leaves raw, so that every remaining backslash starts an escape; all passes are native.
+   * and each raw U+0085, U+2028, U+2029 (JSON.stringify leaves those raw, as Python does),
+   * in one native `replace` (see {@link ESCAPED_BREAK} for how escaped backslashes are told apart).
    */
   lines(s: string, level: number): void {
     if (s === '') {
@@ -651,11 +655,7 @@ class Writer {
       return;
     }
     const inner = this.newline(level + 1);
-    let body = JSON.stringify(s);
-    const backslashes = body.includes('\\\\');
-    if (backslashes) body = body.replace(ESCAPED_BACKSLASH, '\0');
-    body = body.replace(ESCAPED_BREAK, '$&",' + inner + '"');
-    if (backslashes) body = body.replace(NUL, '\\\\');
+    let body = JSON.stringify(s).replace(ESCAPED_BREAK, '$&",' + inner + '"');
     // A final break leaves an empty last piece, which splitlines does not produce.
     const empty = ',' + inner + '""';
     if (body.endsWith(empty)) body = body.slice(0, body.length - empty.length);

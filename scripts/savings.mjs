@@ -27,7 +27,11 @@ try {
   process.exit(1);
 }
 
-const pct = (before, after) => (before === 0 ? '0.0%' : `${(((before - after) / before) * 100).toFixed(1)}%`);
+const pct = (before, after) => {
+  if (before === 0) return '0.0%';
+  const p = (((before - after) / before) * 100).toFixed(1);
+  return `${p === '-0.0' ? '0.0' : p}%`;
+};
 const num = (n) => n.toLocaleString('en-US');
 
 const rows = [];

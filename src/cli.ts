@@ -18,6 +18,7 @@
  * this file is the program being run (the `bin` entry), it calls `main` on `process.argv`.
  * Unlike the core modules it uses `node:` APIs freely: it is the Node front end.
  */
+import { createHash } from 'node:crypto';
 import { realpathSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
@@ -262,9 +263,7 @@ function defaultOutput(path: string, to: 'ipynb' | 'md'): string {
   const base = basename(path);
   const ext = extname(base);
   const stem = ext === '' ? base : base.slice(0, -ext.length);
-  const name = `${stem}-comp.${to}`;
-  const dir = dirname(path);
-  return dir === '.' && !path.startsWith('./') ? name : join(dir, name);
+  return join(dirname(path), `${stem}-comp.${to}`);
 }
 
 /** True when both paths name the same file (same path, or same device and inode). */
@@ -311,7 +310,7 @@ async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): P
     else if (opts.inPlace) output = path;
     else output = stdin ? '-' : defaultOutput(path, opts.to);
     const target = output === '-' ? null : resolve(io.cwd, output);
-    if (!opts.inPlace && !stdin && target !== null && (await sameFile(target, i.abs))) {
+    if (opts.output !== undefined && !stdin && target !== null && (await sameFile(target, i.abs))) {
       throw new UsageError(`refusing to overwrite the input ${path} (use --mode dialog --in-place to rewrite it)`);
     }
     jobs.push({
@@ -359,6 +358,11 @@ async function existingBytes(target: string, output: string): Promise<Uint8Array
   }
 }
 
+/** Cell id of the flat notebook's raw cell: 8 hex digits of the SHA-256 of the document. */
+function flatCellId(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 8);
+}
+
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -395,7 +399,13 @@ export async function processFile(job: FileJob): Promise<FileResult> {
       const flat = measureFlat(dialog, job.policy);
       after = flat.tokens;
       if (job.to === 'md' || job.target === null) text = flat.text === '' ? '' : flat.text + '\n';
-      else text = dumpsIpynb(flatNotebook(dialog, job.policy));
+      else {
+        const nb = flatNotebook(dialog, job.policy);
+        // flatNotebook gives its raw cell a fresh random id; an id derived from the document
+        // makes the output reproducible, so that an up-to-date output is seen as unchanged.
+        for (const m of nb.messages) m.id = flatCellId(flat.text);
+        text = dumpsIpynb(nb);
+      }
     }
     const base = {
       index: job.index, path: job.path, output: job.output,
@@ -460,7 +470,9 @@ async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult
 }
 
 function pct(before: number, after: number): string {
-  return before === 0 ? '0.0%' : `${(((before - after) / before) * 100).toFixed(1)}%`;
+  if (before === 0) return '0.0%';
+  const p = (((before - after) / before) * 100).toFixed(1);
+  return `${p === '-0.0' ? '0.0' : p}%`;
 }
 
 /** The text report line of one file. */
@@ -514,7 +526,7 @@ export async function main(argv: readonly string[], io: Partial<CliIO> = {}): Pr
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return 0; // --help, --version
-      return usage((commanderMsg || err.message).trim().replace(/^error: /, '').split('\n')[0]);
+      return usage((commanderMsg || err.message).trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' '));
     }
     if (err instanceof UsageError) return usage(err.message);
     throw err;
@@ -607,9 +619,12 @@ if (!isMainThread && (workerData as Record<string, unknown> | null)?.[WORKER_FLA
     void processFile(job).then((r) => parentPort!.postMessage(r));
   });
 } else if (invokedAsProgram()) {
+  // A closed pipe (`dlg-compact ... -o - | head`) ends the run quietly; other write errors on
+  // standard output (a full disk) are reported like any file error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
+    process.stderr.write(`dlg-compact: ${fsError('write', '<stdout>', err).message}\n`);
+    process.exit(1);
   });
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;

@@ -23,3 +23,5 @@ export * from './summary.js';
 export * from './micro.js';
 export * from './evidence.js';
 export * from './summarizer-http.js';
+export * from './dialog-summary.js';
+export * from './dialog-micro.js';

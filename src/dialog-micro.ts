@@ -1,0 +1,491 @@
+/**
+ * Micro-compaction of a dialog (SPEC §9 "Micro-compaction" applied to the reply wire format of
+ * SPEC §6): older tool results inside prompt replies become the placeholder
+ * `[Previous: used NAME]`, in place, and nothing else changes.
+ *
+ * - Which results: every tool call that `fmt2hist` would report (a block with an id, not marked
+ *   `server`) in the replies of non-skipped prompts, in dialog order, is one entry of the
+ *   clearing decision {@link pickToolResultsToClear} of `micro.ts`: all but the newest
+ *   `keepRecent` (default 3), result text longer than `minChars` code points (default 100),
+ *   tool not in `preserveTools` (default `['read_file']`; a leading `tools.` is ignored on both
+ *   sides, so `tools.read_file` is preserved too). A block without a `result` key, and a result
+ *   that already is a placeholder, is never cleared (so a second run changes nothing). Skipped
+ *   prompts are left alone: the AI never sees them.
+ * - How: only the `result` value of the tool block changes. In a current
+ *   ```` ```json {.tool} ```` block, and in the ```` ```json ```` fence of a legacy
+ *   `<details class='tool-usage-details'>` / pandoc-div envelope, the JSON body is written again
+ *   in the format it was written in (indentation and ASCII escaping detected by re-serialising
+ *   the parsed body and comparing) with the result replaced; when the body cannot be reproduced
+ *   that way (duplicate keys, unusual spacing), the result's JSON token alone is spliced. Calls,
+ *   arguments, ids, every other character of the reply and every other cell stay as they were.
+ * - Safety: each rewritten reply is parsed again and compared with the original: same text
+ *   runs, same blocks with the same ids, names, arguments and server flags, results unchanged
+ *   except the cleared ones, which now read exactly as the placeholder. A reply that fails this
+ *   check (a block that cannot be located in the raw text) is left unchanged and reported in
+ *   `refused`.
+ *
+ * Browser-safe: imports nothing from `node:`.
+ */
+import { Dialog, Message } from './dialog.js';
+import { InvalidArgumentError } from './errors.js';
+import { isJsonObject, isLosslessNumber, parseJson } from './json.js';
+import { PRESERVE_RESULT_TOOLS, UNKNOWN_TOOL, pickToolResultsToClear, placeholderFor, type MicroOptions, type ToolResultEntry } from './micro.js';
+import { cpLen, pyDumps, pyJsonString } from './py.js';
+import { TOOL_INFO, parseToolBlocks, resultText, scanFences, type Fence, type ReplyItem, type ReplyTool } from './reply.js';
+import { messageContextTokens, type DialogTokenCounter } from './dialog-summary.js';
+
+/**
+ * Options of {@link microCompactDialog} / {@link planDialogMicro}: those of `micro.ts`
+ * (`keepRecent` 3, `minChars` 100 code points, `preserveTools` `['read_file']`) plus
+ * `countTokens`, the per-cell counter of the reported totals (default
+ * `messageContextTokens`: o200k_base tokens of what the AI sees).
+ */
+export interface DialogMicroOptions extends MicroOptions {
+  countTokens?: DialogTokenCounter;
+}
+
+/** One cleared tool result. */
+export interface ClearedToolResult {
+  /** Id of the prompt cell whose reply held it. */
+  messageId: string;
+  /** The tool call's id. */
+  callId: string;
+  /** The tool name as written in the block (`''` when the block has none). */
+  tool: string;
+  /** Length of the result text before, in code points. */
+  charsBefore: number;
+}
+
+/** A prompt whose reply could not be rewritten safely (left unchanged). */
+export interface MicroRefusedReply {
+  messageId: string;
+  reason: string;
+}
+
+/** Result of {@link planDialogMicro}. Token totals are the counter's, over the whole dialog. */
+export interface DialogMicroPlan {
+  /** The results that are (or would be) cleared, in dialog order. */
+  cleared: ClearedToolResult[];
+  /** Replies that would have changed but could not be rewritten safely. */
+  refused: MicroRefusedReply[];
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** Result of {@link microCompactDialog}. */
+export interface MicroCompactDialogResult extends DialogMicroPlan {
+  /** True when some reply changed. */
+  changed: boolean;
+}
+
+/** A tool name without a leading `tools.` (how dialogs sometimes spell namespaced tools). */
+function bareToolName(name: string): string {
+  return name.startsWith('tools.') ? name.slice(6) : name;
+}
+
+const PLACEHOLDER_RE = /^\[Previous: used [^\]\n]*\]$/;
+
+/** True when a result value is already a micro-compaction placeholder. */
+function isPlaceholder(v: unknown): boolean {
+  return typeof v === 'string' && PLACEHOLDER_RE.test(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Locating tool blocks in the raw reply
+
+/** A fenced tool block of the raw reply: current form, or the JSON fence of a legacy envelope. */
+interface RawBlock {
+  fence: Fence;
+  /** The parsed body (the object written in the fence). */
+  value: Record<string, unknown>;
+  key: string;
+}
+
+function pyTruthy(v: unknown): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (v === true) return true;
+  if (typeof v === 'string') return v.length > 0;
+  if (typeof v === 'number') return v !== 0;
+  if (isLosslessNumber(v)) return Number(v.value) !== 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
+}
+
+/** Identity of a tool block as fmt2hist sees it: id, name, arguments, result, server flag. */
+function blockKey(id: unknown, name: string, args: Record<string, unknown>, hasResult: boolean, result: unknown, server: boolean): string {
+  const rid = typeof id === 'string' && id !== '' ? id : null;
+  return JSON.stringify([rid, name, pyDumps(args, { ensureAscii: false }), hasResult, hasResult ? resultText(result) : '', server]);
+}
+
+function toolKey(t: ReplyTool): string {
+  return blockKey(t.id, t.name, t.args, t.result !== undefined, t.result, t.server);
+}
+
+/** The fenced blocks of the raw reply that may be tool blocks, with their identity keys. */
+function rawToolBlocks(reply: string): RawBlock[] {
+  const out: RawBlock[] = [];
+  for (const fence of scanFences(reply)) {
+    const legacy = fence.info === 'json';
+    if (!legacy && fence.info !== TOOL_INFO) continue;
+    let v: unknown;
+    try {
+      v = parseJson(fence.body);
+    } catch {
+      continue;
+    }
+    if (!isJsonObject(v)) continue;
+    let id: unknown;
+    let name: unknown;
+    let args: unknown;
+    if (legacy) {
+      const call = v.call;
+      if (!isJsonObject(call) || typeof call.function !== 'string') continue;
+      id = v.id === undefined ? null : v.id;
+      name = call.function;
+      args = call.arguments;
+    } else {
+      id = v.id;
+      name = v.name === undefined ? '' : v.name;
+      args = v.args;
+    }
+    if (id !== undefined && id !== null && typeof id !== 'string') continue;
+    if (typeof name !== 'string') continue;
+    const a = args === undefined || args === null ? {} : args;
+    if (!isJsonObject(a)) continue;
+    const has = Object.prototype.hasOwnProperty.call(v, 'result');
+    out.push({ fence, value: v, key: blockKey(id, name, a, has, has ? v.result : undefined, pyTruthy(v.server)) });
+  }
+  return out;
+}
+
+/** Offset where a fence's body starts: just past the opening line's line break (Python lines). */
+function bodyStart(text: string, fence: Fence): number {
+  for (let i = fence.start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const brk = c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || (c >= 0x1c && c <= 0x1e) || c === 0x85 || c === 0x2028 || c === 0x2029;
+    if (brk) return c === 0x0d && text.charCodeAt(i + 1) === 0x0a ? i + 2 : i + 1;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rewriting one JSON body
+
+function skipWs(s: string, i: number): number {
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+/** Index just past the JSON string starting at `i` (which holds `"`), or -1. */
+function skipString(s: string, i: number): number {
+  for (let k = i + 1; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c === 0x5c) k++;
+    else if (c === 0x22) return k + 1;
+  }
+  return -1;
+}
+
+/** Index just past the JSON value starting at `i`, or -1. Strings are skipped as units. */
+function skipValue(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === 0x22) return skipString(s, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (let k = i; k < s.length; k++) {
+      const d = s.charCodeAt(k);
+      if (d === 0x22) {
+        k = skipString(s, k);
+        if (k < 0) return -1;
+        k--;
+      } else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        depth--;
+        if (depth === 0) return k + 1;
+      }
+    }
+    return -1;
+  }
+  let k = i;
+  while (k < s.length) {
+    const d = s.charCodeAt(k);
+    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
+    k++;
+  }
+  return k > i ? k : -1;
+}
+
+/**
+ * Span `[start, end)` of the value of the last top-level key `key` of the JSON object text
+ * `s` (the one a parser keeps when keys repeat), or null when `s` is not an object or lacks it.
+ */
+function lastKeyValueSpan(s: string, key: string): [number, number] | null {
+  let i = skipWs(s, 0);
+  if (s.charCodeAt(i) !== 0x7b) return null;
+  i = skipWs(s, i + 1);
+  let found: [number, number] | null = null;
+  if (s.charCodeAt(i) === 0x7d) return null;
+  for (;;) {
+    if (s.charCodeAt(i) !== 0x22) return null;
+    const ke = skipString(s, i);
+    if (ke < 0) return null;
+    let k: unknown;
+    try {
+      k = JSON.parse(s.slice(i, ke));
+    } catch {
+      return null;
+    }
+    i = skipWs(s, ke);
+    if (s.charCodeAt(i) !== 0x3a) return null;
+    i = skipWs(s, i + 1);
+    const ve = skipValue(s, i);
+    if (ve < 0) return null;
+    if (k === key) found = [i, ve];
+    i = skipWs(s, ve);
+    const c = s.charCodeAt(i);
+    if (c === 0x2c) {
+      i = skipWs(s, i + 1);
+      continue;
+    }
+    return c === 0x7d ? found : null;
+  }
+}
+
+/** The formats a tool body may have been written in (Python json.dumps options). */
+function candidateFormats(core: string): Array<{ indent?: number; separators?: readonly [string, string]; ensureAscii: boolean }> {
+  const nl = core.startsWith('{\n') ? 2 : -1;
+  if (nl > 0) {
+    let k = nl;
+    while (core.charCodeAt(k) === 0x20) k++;
+    const indent = k - nl;
+    return [{ indent, ensureAscii: false }, { indent, ensureAscii: true }];
+  }
+  return [
+    { ensureAscii: false },
+    { ensureAscii: true },
+    { separators: [',', ':'], ensureAscii: false },
+    { separators: [',', ':'], ensureAscii: true },
+  ];
+}
+
+/**
+ * A tool body with its `result` replaced by `placeholder`: re-serialised in the detected format
+ * when that reproduces the body exactly, else with the result's JSON token spliced; null when
+ * neither works. `value` is the parsed body (it is modified).
+ */
+function rewriteBody(body: string, value: Record<string, unknown>, placeholder: string): string | null {
+  const m = /(?:\r\n|\n|\r)$/.exec(body);
+  const trailing = m === null ? '' : m[0];
+  const core = body.slice(0, body.length - trailing.length);
+  for (const fmt of candidateFormats(core)) {
+    let same: boolean;
+    try {
+      same = pyDumps(value, fmt) === core;
+    } catch {
+      same = false;
+    }
+    if (!same) continue;
+    value.result = placeholder;
+    return pyDumps(value, fmt) + trailing;
+  }
+  const span = lastKeyValueSpan(body, 'result');
+  if (span === null) return null;
+  // eslint-disable-next-line no-control-regex
+  const ascii = !/[^\x00-\x7f]/.test(body);
+  return body.slice(0, span[0]) + pyJsonString(placeholder, ascii) + body.slice(span[1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rewriting one reply
+
+/** fmt2hist-level identity of a parsed item, result left out. */
+function itemShape(it: ReplyItem): string {
+  if (it.kind === 'text') return 't' + it.text;
+  return JSON.stringify([it.id, it.name, pyDumps(it.args, { ensureAscii: false }), it.server, it.result !== undefined]);
+}
+
+/**
+ * Replace the results of the tool blocks `targets` (index among the tool items of
+ * `parseToolBlocks(reply)` -> placeholder) in the raw reply. Returns the new reply, or a reason
+ * when it cannot be done safely.
+ */
+function rewriteReply(reply: string, items: readonly ReplyItem[], targets: ReadonlyMap<number, string>): { reply: string } | { reason: string } {
+  const tools = items.filter((x): x is ReplyTool => x.kind === 'tool');
+  const raw = rawToolBlocks(reply);
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  let j = 0;
+  for (let k = 0; k < tools.length; k++) {
+    const key = toolKey(tools[k]!);
+    while (j < raw.length && raw[j]!.key !== key) j++;
+    if (j >= raw.length) return { reason: `tool block ${k + 1} could not be located in the reply text` };
+    const ph = targets.get(k);
+    if (ph !== undefined) {
+      const blk = raw[j]!;
+      const start = bodyStart(reply, blk.fence);
+      if (start < 0 || reply.slice(start, start + blk.fence.body.length) !== blk.fence.body) {
+        return { reason: `tool block ${k + 1}: its body could not be located` };
+      }
+      const text = rewriteBody(blk.fence.body, blk.value, ph);
+      if (text === null) return { reason: `tool block ${k + 1}: its JSON could not be rewritten` };
+      edits.push({ start, end: start + blk.fence.body.length, text });
+    }
+    j++;
+  }
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(reply.slice(at, e.start), e.text);
+    at = e.end;
+  }
+  parts.push(reply.slice(at));
+  const out = parts.join('');
+  // Check: the new reply parses to the same items, with only the target results changed.
+  const after = parseToolBlocks(out).items;
+  if (after.length !== items.length) return { reason: 'the rewritten reply parses differently' };
+  let t = 0;
+  for (let i = 0; i < items.length; i++) {
+    const a = items[i]!;
+    const b = after[i]!;
+    if (a.kind !== b.kind || itemShape(a) !== itemShape(b)) return { reason: 'the rewritten reply parses differently' };
+    if (a.kind === 'tool' && b.kind === 'tool') {
+      const ph = targets.get(t);
+      const ok = ph === undefined ? b.resultText === a.resultText : b.result === ph;
+      if (!ok) return { reason: 'the rewritten reply parses differently' };
+      t++;
+    }
+  }
+  return { reply: out };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dialog walk
+
+interface Computed extends DialogMicroPlan {
+  edits: Array<{ index: number; reply: string }>;
+}
+
+function resolveOptions(options: DialogMicroOptions | undefined, where: string): { micro: MicroOptions; counter: DialogTokenCounter } {
+  const o = options ?? {};
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new InvalidArgumentError(`${where}: options must be an object`);
+  const counter = o.countTokens ?? messageContextTokens;
+  if (typeof counter !== 'function') throw new InvalidArgumentError(`${where}: countTokens must be a function`);
+  const preserve: string[] = [];
+  const given = o.preserveTools ?? PRESERVE_RESULT_TOOLS;
+  if (typeof given === 'string' || typeof (given as Iterable<string>)[Symbol.iterator] !== 'function') {
+    throw new InvalidArgumentError(`${where}: preserveTools must be an iterable of strings`);
+  }
+  for (const name of given) {
+    if (typeof name !== 'string') throw new InvalidArgumentError(`${where}: preserveTools must hold strings`);
+    preserve.push(bareToolName(name));
+  }
+  return { micro: { keepRecent: o.keepRecent, minChars: o.minChars, preserveTools: preserve }, counter };
+}
+
+function count(counter: DialogTokenCounter, m: Message, where: string): number {
+  const n = counter(m);
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw new InvalidArgumentError(`${where}: a token counter must return a non-negative integer, got ${String(n)}`);
+  }
+  return n;
+}
+
+function compute(dialog: Dialog, options: DialogMicroOptions | undefined, where: string): Computed {
+  if (!(dialog instanceof Dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
+  const { micro, counter } = resolveOptions(options, where);
+  const ms = dialog.messages;
+  const entries: ToolResultEntry[] = [];
+  const refs: Array<{ msg: number; tool: number; item: ReplyTool }> = [];
+  const parsed = new Map<number, ReplyItem[]>();
+  for (let i = 0; i < ms.length; i++) {
+    const m = ms[i]!;
+    if (m.type !== 'prompt' || m.skipped || m.reply === '') continue;
+    const { items } = parseToolBlocks(m.reply);
+    let k = -1;
+    for (const it of items) {
+      if (it.kind !== 'tool') continue;
+      k++;
+      if (it.id === null || it.server) continue;
+      if (!parsed.has(i)) parsed.set(i, items);
+      const eligible = it.result !== undefined && !isPlaceholder(it.result);
+      entries.push({
+        callId: it.id,
+        toolName: it.name === '' ? undefined : bareToolName(it.name),
+        resultLength: eligible ? cpLen(it.resultText) : null,
+      });
+      refs.push({ msg: i, tool: k, item: it });
+    }
+  }
+  const clear = pickToolResultsToClear(entries, micro);
+  const byMsg = new Map<number, Array<{ tool: number; item: ReplyTool }>>();
+  for (const e of clear) {
+    const r = refs[e]!;
+    let l = byMsg.get(r.msg);
+    if (l === undefined) byMsg.set(r.msg, (l = []));
+    l.push({ tool: r.tool, item: r.item });
+  }
+  let before = 0;
+  const counts: number[] = new Array(ms.length);
+  for (let i = 0; i < ms.length; i++) before += counts[i] = count(counter, ms[i]!, where);
+  let after = before;
+  const cleared: ClearedToolResult[] = [];
+  const refused: MicroRefusedReply[] = [];
+  const edits: Array<{ index: number; reply: string }> = [];
+  for (const [i, list] of byMsg) {
+    const m = ms[i]!;
+    const targets = new Map<number, string>();
+    for (const { tool, item } of list) targets.set(tool, placeholderFor(item.name === '' ? UNKNOWN_TOOL : item.name));
+    const res = rewriteReply(m.reply, parsed.get(i)!, targets);
+    if ('reason' in res) {
+      refused.push({ messageId: m.id, reason: res.reason });
+      continue;
+    }
+    const next = m.clone();
+    next.reply = res.reply;
+    after += count(counter, next, where) - counts[i]!;
+    edits.push({ index: i, reply: res.reply });
+    for (const { item } of list) cleared.push({ messageId: m.id, callId: item.id!, tool: item.name, charsBefore: cpLen(item.resultText) });
+  }
+  return { cleared, refused, tokensBefore: before, tokensAfter: after, edits };
+}
+
+/**
+ * What {@link microCompactDialog} would do, without changing the dialog (for `--check`).
+ * @returns `{cleared, refused, tokensBefore, tokensAfter}` (totals of the counter over the
+ *   whole dialog).
+ * @throws InvalidArgumentError on bad arguments.
+ */
+export function planDialogMicro(dialog: Dialog, options?: DialogMicroOptions): DialogMicroPlan {
+  const { cleared, refused, tokensBefore, tokensAfter } = compute(dialog, options, 'planDialogMicro');
+  return { cleared, refused, tokensBefore, tokensAfter };
+}
+
+/**
+ * Replace older tool results inside prompt replies by `[Previous: used NAME]` (see the module
+ * note for which, and how the replies are edited). Modifies the dialog in place: only the
+ * `reply` of affected prompt cells changes. Idempotent.
+ * @param options see {@link DialogMicroOptions}.
+ * @returns `{changed, cleared, refused, tokensBefore, tokensAfter}`; `cleared` lists each
+ *   cleared result (prompt id, call id, tool name, former length in code points).
+ * @throws InvalidArgumentError on bad arguments.
+ */
+export function microCompactDialog(dialog: Dialog, options?: DialogMicroOptions): MicroCompactDialogResult {
+  const c = compute(dialog, options, 'microCompactDialog');
+  for (const e of c.edits) dialog.messages[e.index]!.reply = e.reply;
+  return { changed: c.edits.length > 0, cleared: c.cleared, refused: c.refused, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter };
+}
+
+declare module './dialog.js' {
+  interface Dialog {
+    /** Clear older tool results inside replies in place; see {@link microCompactDialog}. */
+    microCompact(options?: DialogMicroOptions): MicroCompactDialogResult;
+  }
+}
+
+Dialog.prototype.microCompact = function microCompact(this: Dialog, options?: DialogMicroOptions) {
+  return microCompactDialog(this, options);
+};

@@ -9,21 +9,27 @@
  * - Pre-tokenisation: one forward scan with a sticky regex equal to tiktoken's o200k pattern,
  *   except that `\s` / `\S` are spelled out as the Unicode White_Space set that Rust's regex
  *   crate uses (JS `\s` adds U+FEFF and lacks U+0085), and the case-insensitive contraction
- *   group `(?i:'s|…)` is expanded the way Rust folds it (`'s` also matches `'ſ`, U+017F).
- *   The pattern has no nested quantifiers, so a scan is linear even on a 5 MB run.
- * - Byte-pair merge per piece, tiktoken's rule: repeatedly merge the adjacent pair whose
- *   concatenation has the lowest rank, leftmost on ties; a piece that is itself a token is
- *   one token. Short pieces use a plain loop; long pieces a min-heap over a linked list of
- *   parts with lazy invalidation (O(k log k) instead of O(k²)).
+ *   group `(?i:'s|…)` is expanded the way Rust's simple case folding reads it (`'s` also
+ *   matches `'ſ`, U+017F; no fixture covers that one). No alternative nests quantifiers, so
+ *   the scan is linear even on a 5 MB run of one character.
+ * - Byte-pair merge per piece, tiktoken's rule: a piece that is itself a token is one token;
+ *   otherwise repeatedly merge the adjacent pair whose concatenation has the lowest rank,
+ *   leftmost on ties. Pieces of <= 128 bytes use tiktoken's plain loop; longer ones a linked
+ *   list of parts and a priority queue with lazy invalidation, O(k log k) instead of O(k²).
+ *   Byte strings are looked up in an open-addressing hash table over the raw bytes (no
+ *   string is allocated per lookup).
  * - Budget checks ({@link fitsToks}, {@link truncToksMid}) merge only the pieces they need:
- *   pieces from the front until the budget is decided, and for a middle cut the tail pieces
- *   from a resynchronisation point near the end (a position where every scan must have a
- *   piece boundary), never the whole text.
- * - The rank table (from `js-tiktoken/ranks/o200k_base`) is decoded on first use, not at
- *   import. No `node:` imports: this module runs in a browser.
+ *   pieces from the front until the budget is decided (using "a piece of k bytes yields 1..k
+ *   tokens" to skip merges), and for a middle cut the tail pieces from a resynchronisation
+ *   point near the end (a position where every scan has a piece boundary), never the whole
+ *   text. The one exception is a single giant piece (5 MB of one letter): its head tokens
+ *   need the whole merge, O(k log k).
+ * - The rank table (from `js-tiktoken/ranks/o200k_base`; its module is parsed at import,
+ *   about 40 ms) is decoded on first use (about 100–130 ms), not at import. No `node:`
+ *   imports: this module runs in a browser.
  *
  * Units: budgets and counts are tokens; string positions in this file are UTF-16 code units;
- * a "binary string" holds one byte (0–255) per UTF-16 unit.
+ * byte counts are UTF-8 bytes.
  *
  * Known limit: Unicode categories (`\p{L}`, `\p{N}`, …) come from the JS engine's Unicode
  * version; characters assigned after it (none in the fixtures) may split differently.
@@ -245,8 +251,15 @@ function classOf(cp: number): number {
 const ASCII_CLASS = new Uint8Array(128);
 for (let i = 0; i < 128; i++) ASCII_CLASS[i] = classOf(i);
 
+// Classes of BMP code points, filled on demand (bit 128 marks an entry as computed).
+const BMP_CLASS = new Uint8Array(65536);
+for (let i = 0; i < 128; i++) BMP_CLASS[i] = ASCII_CLASS[i]! | 128;
+
 function classAt(cp: number): number {
-  return cp < 128 ? ASCII_CLASS[cp]! : classOf(cp);
+  if (cp > 0xffff) return classOf(cp);
+  let c = BMP_CLASS[cp]!;
+  if (c === 0) BMP_CLASS[cp] = c = classOf(cp) | 128;
+  return c & 127;
 }
 
 /**
@@ -498,8 +511,12 @@ function mergeLong(p: Uint8Array, n: number, t: Table, out: number[]): void {
     }
   }
   queueReset(0);
+  if (heap.length > SCRATCH_KEEP) heap = new Float64Array(1024);
   for (let a = 0; a < n; a = next[a]!) out.push(rankOf(t, p, a, next[a]!));
 }
+
+/** Scratch buffers larger than this (elements) are dropped after use rather than kept. */
+const SCRATCH_KEEP = 1 << 20;
 
 // Scratch holding the UTF-8 bytes of the current piece.
 let pieceBytes = new Uint8Array(1024);
@@ -551,8 +568,8 @@ function encodePiece(s: string, start: number, end: number, t: Table, out: numbe
       return 1;
     }
   }
-  const p = pieceBytes;
   const n = loadPiece(s, start, end);
+  const p = pieceBytes;
   if (n > CACHE_MAX_BYTES) {
     const whole = rankOf(t, p, 0, n);
     if (whole !== NONE) {
@@ -562,6 +579,7 @@ function encodePiece(s: string, start: number, end: number, t: Table, out: numbe
     const ids: number[] = out ?? [];
     const before = ids.length;
     mergeInto(n, t, ids);
+    if (pieceBytes.length > SCRATCH_KEEP) pieceBytes = new Uint8Array(1024); // don't hold megabytes
     return ids.length - before;
   }
   const h = hashBytes(p, 0, n);
@@ -760,19 +778,54 @@ function tailIds(s: string, q: number, front: readonly number[], b: number, t: T
   const n = s.length;
   for (let win = Math.max(64, 8 * b); ; win *= 2) {
     const lo = n - win;
-    if (lo <= q) {
-      const ids: number[] = front.slice(Math.max(0, front.length - b));
-      encodeFrom(s, q, ids, t);
-      return ids.slice(ids.length - b);
+    const p = lo <= q ? q : syncPoint(s, lo, q);
+    if (p < 0) continue;
+    // Encode [p, n) keeping only a bounded suffix of ids.
+    const ids: number[] = p === q ? front.slice(Math.max(0, front.length - b)) : [];
+    for (let pos = p; pos < n; ) {
+      const end = pieceEnd(s, pos);
+      encodePiece(s, pos, end, t, ids);
+      pos = end;
+      if (ids.length > 4 * b + 4096) ids.splice(0, ids.length - b);
     }
-    let p = lo;
-    while (p < n && !isBoundary(s, p)) p++;
-    if (p < n) {
-      const ids: number[] = [];
-      encodeFrom(s, p, ids, t);
-      if (ids.length >= b) return ids.slice(ids.length - b);
-    }
+    if (ids.length >= b || p === q) return ids.slice(Math.max(0, ids.length - b));
   }
+}
+
+/**
+ * The first resynchronisation point in [lo, s.length), or -1 when there is none; `q < lo`
+ * is a known piece boundary. Besides {@link isBoundary}, a position inside a run of number
+ * characters is found from the run's start: the scan cuts such a run into groups of three
+ * code points counted from where the run starts (or from `q`, when the run reaches back to it).
+ */
+function syncPoint(s: string, lo: number, q: number): number {
+  const n = s.length;
+  for (let p = lo; p < n; p++) if (isBoundary(s, p)) return p;
+  const at = s.codePointAt(lo)!;
+  if (at >= 0xdc00 && at <= 0xdfff) return -1; // inside a surrogate pair: give up here
+  if (!(classAt(at) & C_N)) return -1;
+  let r = lo;
+  while (r > q) {
+    let back = 1;
+    let cp = s.charCodeAt(r - 1);
+    if (cp >= 0xdc00 && cp <= 0xdfff && r - 2 >= q) {
+      const hi = s.charCodeAt(r - 2);
+      if (hi >= 0xd800 && hi <= 0xdbff) {
+        cp = s.codePointAt(r - 2)!;
+        back = 2;
+      }
+    }
+    if (!(classAt(cp) & C_N)) break;
+    r -= back;
+  }
+  let count = 0;
+  let p = r;
+  while (p < lo || count % 3 !== 0) {
+    if (p >= n) return -1;
+    p += s.codePointAt(p)! > 0xffff ? 2 : 1;
+    count++;
+  }
+  return p < n ? p : -1;
 }
 
 /**
@@ -827,6 +880,8 @@ export function truncToksMid(s: string, maxToks: number, mark: string = ' … ')
  * - `loaded()`: whether the rank table has been decoded.
  * - `pieces(s)`: the pre-token pieces of `s` (UTF-16 strings).
  * - `isBoundary(s, i)`: whether `i` is a resynchronisation point.
+ * - `syncPoint(s, lo, q)`: the first resynchronisation point in `[lo, s.length)` given the
+ *   piece boundary `q < lo` (number runs included), or -1.
  * - `setHeapFrom(k)`: pieces longer than `k` bytes use the heap merge (default 128).
  * - `clearCache()`: empty the piece cache.
  */
@@ -843,6 +898,7 @@ export const tokensInternals = {
     return out;
   },
   isBoundary,
+  syncPoint,
   setHeapFrom(k: number): void {
     heapFrom = k;
     shortStarts = new Int32Array(k + 2);

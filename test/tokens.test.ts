@@ -200,6 +200,18 @@ describe('adversarial sizes', () => {
     for (let r = 0; r < reps; r += 104) expect(ids.slice(r * b.tokens.length, (r + 1) * b.tokens.length)).toEqual(b.tokens);
   });
 
+  it('cuts the tail of a long number run from a resynchronisation point', () => {
+    for (const s of ['1'.repeat(100_001), 'x' + '7'.repeat(99_999), '𝟙'.repeat(30_001) + '2'.repeat(5), 'ab' + '٣'.repeat(50_000)]) {
+      const ids = encToks(s);
+      const mark = encToks(' … ');
+      for (const max of [mark.length + 1, 35, 36]) {
+        const room = max - mark.length;
+        const b = Math.floor(room / 2);
+        expect(truncToksMid(s, max)).toBe(decToks([...ids.slice(0, Math.ceil(room / 2)), ...mark, ...(b > 0 ? ids.slice(-b) : [])]));
+      }
+    }
+  });
+
   it('scans long runs of every character class without stalling', () => {
     for (const ch of ['A', ' ', '\n', '1', '.', '中', '\u0301', 'aA', ' \n', "'s", '\u00a0', '\ufeff', '😀']) {
       const s = ch.repeat(Math.ceil(40_000 / ch.length));
@@ -228,14 +240,18 @@ describe('resynchronisation points', () => {
   });
 
   it('are piece boundaries of the full scan (random text)', () => {
-    const alphabet = ['a', 'B', 'é', '1', '٣', ' ', '\n', '\r', '/', "'", 's', '.', '\u0301', '\u00a0', '\ufeff', '\u0085', '中', '𝟙', '😀', '\t', 'ſ', '_'];
+    const alphabet = ['a', 'B', 'é', '1', '1', '1', '٣', '𝟙', ' ', '\n', '\r', '/', "'", 's', '.', '\u0301', '\u00a0', '\ufeff', '\u0085', '中', '𝟙', '😀', '\t', 'ſ', '_'];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), (chars) => {
         const s = chars.join('');
         const ends = new Set<number>([0]);
         let at = 0;
         for (const p of tokensInternals.pieces(s)) ends.add((at += p.length));
-        for (let i = 1; i < s.length; i++) if (tokensInternals.isBoundary(s, i)) expect(ends.has(i)).toBe(true);
+        for (let i = 1; i < s.length; i++) {
+          if (tokensInternals.isBoundary(s, i)) expect(ends.has(i)).toBe(true);
+          const p = tokensInternals.syncPoint(s, i, 0);
+          if (p >= 0) expect(ends.has(p)).toBe(true);
+        }
       }),
       { numRuns: 2000 },
     );

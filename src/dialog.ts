@@ -14,6 +14,12 @@
  * ordinary own property. Values set by callers may also use JS numbers and bigints (an integral
  * safe JS number is written as a Python int, anything else as a Python float).
  *
+ * Extension points: compaction and other strategies add methods from their own modules with
+ * TypeScript declaration merging — `declare module './dialog.js' { interface Dialog { m(): this } }`
+ * plus `Dialog.prototype.m = function (this: Dialog) {…}` — so these classes stay free of their
+ * logic. `clone()` gives deep copies for strategies that must not touch their input, and
+ * `cloneJson` copies single JSON values the same way.
+ *
  * The core of the library must run in a browser: nothing here imports `node:` modules.
  */
 import { aiOutput as outputsAiView } from './aioutput.js';
@@ -233,9 +239,12 @@ export class Message {
     return this.content + REPLY_SEPARATOR + this.reply;
   }
 
-  /** Deep copy (JSON values copied with number kinds and key order kept). */
+  /**
+   * Deep copy (JSON values copied with number kinds and key order kept), of the same class as
+   * `this` (subclasses must keep the constructor's signature).
+   */
   clone(): Message {
-    const m = new Message(this.content, { type: this.type, id: this.id });
+    const m = new (this.constructor as typeof Message)(this.content, { type: this.type, id: this.id });
     m.reply = this.reply;
     m.output = cloneJson(this.output);
     m.meta = cloneJson(this.meta);
@@ -252,9 +261,11 @@ export class Message {
   }
 }
 
-/** Where {@link Dialog.mkMessage} puts the new message: after or before another (a Message or its id). */
+/** Options of {@link Dialog.mkMessage}: the {@link MessageInit} fields plus where to insert. */
 export interface MkMessageOptions extends MessageInit {
+  /** Insert right after this message (a Message of the dialog, or its id). */
   after?: Message | string;
+  /** Insert right before this message (a Message of the dialog, or its id). */
   before?: Message | string;
 }
 
@@ -375,9 +386,13 @@ export class Dialog {
     return m;
   }
 
-  /** Deep copy: messages, metadata and write-back details (number kinds and key order kept). */
+  /**
+   * Deep copy: messages, metadata and write-back details (number kinds and key order kept), of
+   * the same class as `this` (subclasses must keep the constructor's signature). The id source
+   * is shared.
+   */
   clone(): Dialog {
-    return new Dialog(
+    return new (this.constructor as typeof Dialog)(
       this.messages.map((m) => m.clone()),
       {
         metadata: cloneJson(this.metadata),

@@ -378,7 +378,9 @@ function readCell(c: unknown, i: number, file: string): Message {
  * then {@link readsIpynb}. A byte order mark is not removed (it is then a JSON error, as in
  * Python).
  * @param bytes the file contents.
- * @param name names the notebook in error messages.
+ * @param name names the notebook in error messages and becomes `dialog.name`.
+ * @param opts as for {@link readsIpynb}.
+ * @returns a new {@link Dialog}.
  * @throws NotebookError for invalid UTF-8 (with the byte offset of the first bad sequence), and
  *   everything {@link readsIpynb} throws.
  */

@@ -155,6 +155,16 @@ describe('clone', () => {
     expect('x' in d.metadata).toBe(false);
   });
 
+  it('keeps the class of subclasses', () => {
+    class MyMessage extends Message {}
+    class MyDialog extends Dialog {}
+    const d = new MyDialog([new MyMessage('x', { id: 'x' })], { name: 'mine' });
+    const c = d.clone();
+    expect(c).toBeInstanceOf(MyDialog);
+    expect(c.messages[0]).toBeInstanceOf(MyMessage);
+    expect(c.name).toBe('mine');
+  });
+
   it('cloneJson keeps the written order of integer-like keys', () => {
     const v = parseJson('{"b": 1, "2": [1.0, {"1": 2, "a": 3, "0": 4}]}') as Record<string, unknown>;
     const w = cloneJson(v);

@@ -114,7 +114,8 @@ export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = 
   if (!isJsonObject(nb)) throw new NotebookError(`not a notebook: the JSON value is ${describe(nb)}, not an object`, name);
   if (!hasOwn.call(nb, 'nbformat')) throw new NotebookError('not a notebook: no nbformat field', name, undefined, 'nbformat');
   const major = nb.nbformat;
-  if (!(pyNumberKind(major) === 'int' && Number(isLosslessNumber(major) ? major.value : major) === 4)) {
+  // Python compares numbers by value: nbformat reads a notebook whose `nbformat` is 4.0 too.
+  if (!(pyNumberKind(major) !== null && Number(isLosslessNumber(major) ? major.value : major) === 4)) {
     throw new NotebookError(`unsupported nbformat ${describe(major)}: only nbformat 4 notebooks can be read`, name, undefined, 'nbformat');
   }
   let minor: number | undefined;

@@ -271,6 +271,7 @@ describe('bad input', () => {
     ['a JSON list', '[]', 'not a notebook', undefined, undefined],
     ['no nbformat', '{"cells": []}', 'no nbformat field', undefined, 'nbformat'],
     ['nbformat 3', '{"nbformat": 3, "cells": []}', 'unsupported nbformat 3', undefined, 'nbformat'],
+    ['nbformat 4.5', '{"nbformat": 4.5, "cells": []}', 'unsupported nbformat 4.5', undefined, 'nbformat'],
     ['nbformat "4"', '{"nbformat": "4", "cells": []}', 'unsupported nbformat "4"', undefined, 'nbformat'],
     ['no cells', '{"nbformat": 4, "nbformat_minor": 5}', 'no cells list', undefined, 'cells'],
     ['cells not a list', '{"nbformat": 4, "cells": {}}', 'not a list', undefined, 'cells'],
@@ -296,6 +297,10 @@ describe('bad input', () => {
     expect(e.field).toBe(field);
     if (typeof cellRef === 'string') expect(e.message).toContain(`cell ${cellRef}`);
     if (typeof cellRef === 'number') expect(e.message).toContain(`cell #${cellRef}`);
+  });
+
+  it('nbformat 4.0 is 4 (Python compares by value); the output says 4', () => {
+    expect(dumpsIpynb(readsIpynb('{"nbformat": 4.0, "nbformat_minor": 4, "cells": []}'))).toBe(dumpsIpynb(new Dialog()));
   });
 
   it('names the default source <string>', () => {

@@ -805,9 +805,14 @@ function syncPoint(s: string, lo: number, q: number): number {
   if (at >= 0xdc00 && at <= 0xdfff) return -1; // inside a surrogate pair: give up here
   if (!(classAt(at) & C_N)) return -1;
   let r = lo;
+  let astral = false;
   while (r > q) {
-    let back = 1;
     let cp = s.charCodeAt(r - 1);
+    if (cp >= 0x30 && cp <= 0x39) {
+      r--; // ASCII digit, the common case
+      continue;
+    }
+    let back = 1;
     if (cp >= 0xdc00 && cp <= 0xdfff && r - 2 >= q) {
       const hi = s.charCodeAt(r - 2);
       if (hi >= 0xd800 && hi <= 0xdbff) {
@@ -816,11 +821,15 @@ function syncPoint(s: string, lo: number, q: number): number {
       }
     }
     if (!(classAt(cp) & C_N)) break;
+    astral ||= back === 2;
     r -= back;
   }
+  // Code points from the run's start to lo, then on to the next multiple of three.
   let count = 0;
-  let p = r;
-  while (p < lo || count % 3 !== 0) {
+  if (astral) for (let i = r; i < lo; i += s.codePointAt(i)! > 0xffff ? 2 : 1) count++;
+  else count = lo - r;
+  let p = lo;
+  while (count % 3 !== 0) {
     if (p >= n) return -1;
     p += s.codePointAt(p)! > 0xffff ? 2 : 1;
     count++;

@@ -2,11 +2,12 @@
 //
 //   npm run build && node scripts/savings.mjs [path/to/shared/conformance/dialogs]
 //
-// For every dialog in manifest.json: prompts, tokens before (measureDialog: the tokens of all
-// cells' text, o200k_base), tokens of the flat document (dlg2compact, default policy), tokens
-// of the dialog-mode compaction (compactDialog, measured like the input), and the savings of
-// both forms relative to the input. The last row totals the columns. Reads the built library in
-// dist/, so run `npm run build` first.
+// For every dialog in manifest.json: prompts, the tokens of the raw .ipynb text (what reading
+// the file costs; the manifest's input_tokens), tokens before (measureDialog: the tokens of all
+// cells' text and code outputs' AI views, o200k_base), tokens of the flat document (dlg2compact,
+// default policy), tokens of the dialog-mode compaction (compactDialog, measured like the
+// input), and the savings of both forms relative to "tokens before". The last row totals the
+// columns. Reads the built library in dist/, so run `npm run build` first.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ const dir = process.argv[2]
 
 const { readsIpynbBytes } = await import(join(root, 'dist', 'notebook.js'));
 const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'compact.js'));
+const { lenToks } = await import(join(root, 'dist', 'tokens.js'));
 
 let manifest;
 try {
@@ -35,26 +37,28 @@ const pct = (before, after) => {
 const num = (n) => n.toLocaleString('en-US');
 
 const rows = [];
-const total = { prompts: 0, before: 0, flat: 0, dialog: 0 };
+const total = { prompts: 0, file: 0, before: 0, flat: 0, dialog: 0 };
 for (const { name } of manifest) {
   const file = `${name}.ipynb`;
-  const dlg = readsIpynbBytes(readFileSync(join(dir, file)), file);
+  const bytes = readFileSync(join(dir, file));
+  const fileToks = lenToks(bytes.toString('utf8'));
+  const dlg = readsIpynbBytes(bytes, file);
   const before = measureDialog(dlg);
   const flat = measureFlat(dlg).tokens.total;
   // compactDialog rewrites prompts in place, so it runs last on this dialog.
   const dialog = measureDialog(compactDialog(dlg)).tokens.total;
-  rows.push([name, num(before.prompts), num(before.tokens.total), num(flat), num(dialog),
+  rows.push([name, num(before.prompts), num(fileToks), num(before.tokens.total), num(flat), num(dialog),
     pct(before.tokens.total, flat), pct(before.tokens.total, dialog)]);
   total.prompts += before.prompts;
+  total.file += fileToks;
   total.before += before.tokens.total;
   total.flat += flat;
   total.dialog += dialog;
 }
-rows.push(['**total**', num(total.prompts), num(total.before), num(total.flat), num(total.dialog),
+rows.push(['**total**', num(total.prompts), num(total.file), num(total.before), num(total.flat), num(total.dialog),
   pct(total.before, total.flat), pct(total.before, total.dialog)].map((c, i) => (i === 0 ? c : `**${c}**`)));
 
-const head = ['dialog', 'prompts', 'tokens before', 'flat tokens', 'dialog-mode tokens', 'flat saving', 'dialog-mode saving'];
-const right = [false, true, true, true, true, true, true];
+const head = ['dialog', 'prompts', 'file tokens', 'tokens before', 'flat tokens', 'dialog-mode tokens', 'flat saving', 'dialog-mode saving'];
 console.log(`| ${head.join(' | ')} |`);
-console.log(`|${right.map((r) => (r ? '---:' : ':---')).join('|')}|`);
+console.log(`|${head.map((_, i) => (i === 0 ? ':---' : '---:')).join('|')}|`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);

@@ -320,7 +320,8 @@ export function httpDialogSummarizer(options: HttpDialogSummarizerOptions = {}):
   }
   const apiKey = firstSet(options.apiKey, env.DLG_COMPACT_API_KEY, env.OPENAI_API_KEY);
   const own = options.maxRequestTokens;
-  const send = httpSummarizer({ ...options, baseUrl, model, apiKey } as HttpSummarizerOptions);
+  const { env: _env, ...rest } = options;
+  const send = httpSummarizer({ ...rest, baseUrl, model, apiKey });
   const prefix = options.systemPrompt ?? '';
   const f: DialogSummarizer = async (head: Dialog, ctx: DialogSummaryContext) => {
     const theirs = ctx?.maxRequestTokens;
@@ -505,7 +506,20 @@ function noteHeader(n: number): string {
   return `[Conversation summary - ${n} earlier cell(s) condensed]\n\n`;
 }
 
-function finish(dialog: Dialog, prep: Prepared, text: unknown, o: SummarizeDialogOptions, label: string | null, where: string): Finished {
+/**
+ * The checking half: build the note and the new cell list, or say why not. `noteId` gives the
+ * note's id (a fresh one for a run; a fixed one when only planning, so that planning does not
+ * draw from the dialog's id source).
+ */
+function finish(
+  dialog: Dialog,
+  prep: Prepared,
+  text: unknown,
+  o: SummarizeDialogOptions,
+  label: string | null,
+  noteId: () => string,
+  where: string,
+): Finished {
   if (typeof text !== 'string' || pyStrip(text) === '') return { ok: false, reason: 'empty-summary' };
   const ms = dialog.messages;
   const source = o.sourcePath ?? null;
@@ -513,7 +527,7 @@ function finish(dialog: Dialog, prep: Prepared, text: unknown, o: SummarizeDialo
   if (source !== null) content += `${TRANSCRIPT_MARKER} ${source}`;
   if (content.includes(REPLY_SEPARATOR)) return { ok: false, reason: 'invalid-summary', summary: content };
   const counter = o.countTokens ?? messageContextTokens;
-  const note = new Message(content, { type: 'note', id: dialog.newId() });
+  const note = new Message(content, { type: 'note', id: noteId() });
   let after = countChecked(counter, note, where);
   for (const i of prep.hoisted) after += prep.counts[i]!;
   for (const i of prep.tail) after += prep.counts[i]!;
@@ -573,7 +587,7 @@ export async function summarizeDialog(
     return refusal(prep, 'summarizer-failed', { error });
   }
   if (!unchangedSince(dialog, prep)) return refusal(prep, 'dialog-changed');
-  const fin = finish(dialog, prep, text, o, sum.label ?? null, where);
+  const fin = finish(dialog, prep, text, o, sum.label ?? null, () => dialog.newId(), where);
   if (!fin.ok) {
     const extra: Partial<SummarizeDialogResult> = {};
     if (fin.reason === 'not-shrinking') extra.rejectedTokens = fin.tokensAfter;
@@ -635,7 +649,7 @@ export function planDialogSummary(dialog: Dialog, options?: SummarizeDialogOptio
   if (typeof text !== 'string') {
     throw new InvalidArgumentError(`${where}: an offline summariser must return a string synchronously`);
   }
-  const fin = finish(dialog, prep, text, o, sum.label ?? null, where);
+  const fin = finish(dialog, prep, text, o, sum.label ?? null, () => 'planned-summary', where);
   if (!fin.ok) return { wouldChange: false, reason: fin.reason, replacedIds: [], tokensBefore: prep.tokensBefore };
   return { wouldChange: true, replacedIds: ids, tokensBefore: prep.tokensBefore, estimatedTokensAfter: fin.tokensAfter };
 }

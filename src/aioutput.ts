@@ -249,10 +249,17 @@ export function renderOutputsAi(outputs: readonly unknown[]): string {
  */
 export function aiOutput(outputs: readonly unknown[]): string {
   const text = renderOutputsAi(outputs);
+  // Most outputs are not literals, and the parser says so by throwing; capturing a stack trace
+  // for each of those throws dominated the cost of this function, so none is captured here.
+  const E = Error as { stackTraceLimit?: number };
+  const limit = E.stackTraceLimit;
+  E.stackTraceLimit = 0;
   try {
     return pyStrValue(literalEval(text));
   } catch (e) {
     if (e instanceof NotALiteralError) return text;
     throw e;
+  } finally {
+    E.stackTraceLimit = limit;
   }
 }

@@ -10,7 +10,7 @@ import { joinCompacts } from './continuation.js';
 import { fmt2hist } from './reply.js';
 import { fitsToks, lenToks, truncToksMid } from './tokens.js';
 import { pyDumps, pyStrip } from './py.js';
-import { Dialog, Message } from './dialog.js';
+import { Dialog, Message, cloneJson } from './dialog.js';
 import type { ToolUsePart, ToolResultPart } from './model.js';
 
 /** Classes that token accounting splits a dialog into. */
@@ -208,16 +208,9 @@ export function measureFlat(d: Dialog, policy?: Partial<Policy>): { text: string
  * source dialog's notebook metadata; what the command writes by default.
  */
 export function flatNotebook(d: Dialog, policy?: Partial<Policy>): Dialog {
-  const out = new Dialog([], { metadata: cloneMeta(d.metadata), name: d.name });
+  const out = new Dialog([], { metadata: cloneJson(d.metadata), name: d.name });
   out.mkMessage(dlg2compact(d, policy), { type: 'raw' });
   return out;
-}
-
-function cloneMeta(meta: Record<string, unknown>): Record<string, unknown> {
-  return d2clone(meta);
-}
-function d2clone<T>(v: T): T {
-  return new Dialog([], { metadata: v as Record<string, unknown> }).clone().metadata as T;
 }
 
 /**

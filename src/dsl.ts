@@ -18,7 +18,7 @@ import { BudgetError, InvalidArgumentError } from './errors.js';
 import type { Msg, Part, ToolUsePart } from './model.js';
 import { cpLen, pyLstrip, pyRepr, pySplitlines, pyStrip } from './py.js';
 import { jsonKeys } from './json.js';
-import { decToks, encToks, fitsToks, lenToks, truncToksMid } from './tokens.js';
+import { fitsToks, lenToks, midCuts, truncToksMid } from './tokens.js';
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks
@@ -214,52 +214,6 @@ function longestFenceRun(code: string): number {
   return best;
 }
 
-/**
- * When `midCutter` switches from repeated `truncToksMid` calls to one full encoding: after a
- * `truncToksMid` call that took longer than this many milliseconds. Only speed depends on it,
- * never the output (both ways compute the same cut). Tests set it to 0 or Infinity to run
- * each way.
- */
-export const dslTuning = { slowCutMs: 8 };
-
-const clock: () => number = typeof globalThis.performance?.now === 'function' ? () => globalThis.performance.now() : () => Date.now();
-
-/**
- * `k => truncToksMid(text, k)` for a series of budgets over one text, with bounded cost.
- * `truncToksMid` merges only the O(k) tokens it needs, which is usually cheap; but when the
- * text starts or ends inside one huge pre-token piece (a long base64 line) every call must
- * merge that whole piece. So once a call proves slow ({@link dslTuning}), the text is encoded
- * once and later cuts are made from its ids exactly as `truncToksMid` makes them (SPEC §2:
- * mark ids cut to `k`, `ceil(n/2)` head ids, `floor(n/2)` tail ids, one UTF-8 decode with
- * replacement).
- */
-function midCutter(text: string): (k: number) => string {
-  let slow = false;
-  let ids: number[] | undefined;
-  let markIds: number[] | undefined;
-  return (k: number): string => {
-    if (!slow || k <= 0) {
-      const t0 = clock();
-      const out = truncToksMid(text, k);
-      slow = clock() - t0 > dslTuning.slowCutMs;
-      return out;
-    }
-    ids ??= encToks(text);
-    markIds ??= encToks(CUT_MARK);
-    if (ids.length <= k) return text;
-    const m = markIds.slice(0, k);
-    const n = k - m.length;
-    const a = Math.ceil(n / 2);
-    const b = Math.floor(n / 2);
-    const out = ids.slice(0, a);
-    for (const t of m) out.push(t);
-    for (let i = ids.length - b; i < ids.length; i++) out.push(ids[i]!);
-    return decToks(out);
-  };
-}
-
-/** The mark `truncToksMid` puts where it cuts (its default). */
-const CUT_MARK = ' … ';
 
 /**
  * Python code in a Markdown fence that its content cannot close (SPEC §3). The code is stripped;
@@ -267,9 +221,9 @@ const CUT_MARK = ' … ';
  * Returns `fence + 'python\n' + code + '\n' + fence` when that fits `maxToks`; otherwise the
  * code middle-truncated to the largest token budget `k ≤ min(lenToks(code), maxToks)` (tried
  * downwards one by one, as the reference does) for which the whole block fits; the empty fence
- * pair when no `k > 0` fits. Cost: per step one cut and one re-count of a block of about
- * `maxToks` tokens (the loop usually runs about as many steps as the fence adds tokens); a
- * code whose cuts are slow (one huge token piece) is encoded once instead of once per step.
+ * pair when no `k > 0` fits. Cost: the code's head and tail ids are encoded once
+ * ({@link midCuts}); each step then decodes one cut and re-counts a block of about `maxToks`
+ * tokens (the loop usually runs about as many steps as the fence adds tokens).
  * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
  * @throws InvalidArgumentError on a non-string `code` or a bad budget.
  */
@@ -285,9 +239,9 @@ export function fencedCode(code: string, maxToks: number): string {
   if (!fitsToks(pre + suf, maxToks)) {
     throw new BudgetError(`fencedCode: a budget of ${maxToks} tokens is too small for a fenced block (the empty fence needs ${lenToks(pre + suf)})`);
   }
-  const cut = midCutter(body);
   // min(len_toks(code), maxToks) without counting all of a huge body
   let k = fitsToks(body, maxToks) ? lenToks(body) : maxToks;
+  const cut = midCuts(body, k);
   for (; k > 0; k--) {
     const block = pre + cut(k) + suf;
     if (fitsToks(block, maxToks)) return block;

@@ -859,9 +859,31 @@ export function truncToksMid(s: string, maxToks: number, mark: string = ' … ')
   checkText(s, 'truncToksMid');
   checkBudget(maxToks, 'truncToksMid');
   checkText(mark, 'truncToksMid', 'mark');
-  if (maxToks <= 0) return '';
+  return cutsOf(s, maxToks, mark)(maxToks);
+}
+
+/**
+ * Middle cuts of one text at every budget up to `maxToks`, sharing one tokenisation: returns
+ * `k => truncToksMid(s, k, mark)` for integers `k <= maxToks` (a larger `k` throws). The head
+ * and tail ids are encoded once, on this call, so a caller that tries budgets one by one (the
+ * fenced-code step-down of SPEC §3) pays for the merges once rather than once per budget.
+ * @throws InvalidArgumentError on non-string text or mark, or a budget that is not a safe integer.
+ */
+export function midCuts(s: string, maxToks: number, mark: string = ' … '): (k: number) => string {
+  checkText(s, 'midCuts');
+  checkBudget(maxToks, 'midCuts');
+  checkText(mark, 'midCuts', 'mark');
+  return cutsOf(s, maxToks, mark);
+}
+
+function cutsOf(s: string, maxToks: number, mark: string): (k: number) => string {
+  const whole = (k: number): string => {
+    if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
+    return k <= 0 ? '' : s;
+  };
+  if (maxToks <= 0) return () => '';
   const n = s.length;
-  if (3 * n <= maxToks) return s;
+  if (3 * n <= maxToks) return whole;
   const t = tbl();
   const front: number[] = [];
   let pos = 0;
@@ -873,14 +895,24 @@ export function truncToksMid(s: string, maxToks: number, mark: string = ' … ')
     encodePiece(s, pos, end, t, front);
     pos = end;
   }
-  if (pos >= n && front.length <= maxToks) return s;
-  const markIds = encToks(mark).slice(0, maxToks);
-  const room = maxToks - markIds.length;
-  const a = Math.ceil(room / 2);
-  const b = Math.floor(room / 2);
-  const head = front.slice(0, a);
-  const tail = b > 0 ? tailIds(s, pos, front, b, t) : [];
-  return decodeLists([head, markIds, tail], t);
+  // `front` is the whole encoding when the text ran out within the budget.
+  const complete = pos >= n && front.length <= maxToks;
+  const markAll = encToks(mark);
+  const bMax = Math.floor(maxToks / 2);
+  let tail: number[] | undefined;
+  return (k: number): string => {
+    checkBudget(k, 'midCuts');
+    if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
+    if (k <= 0) return '';
+    if (complete && front.length <= k) return s;
+    const markIds = markAll.slice(0, k);
+    const room = k - markIds.length;
+    const a = Math.ceil(room / 2);
+    const b = Math.floor(room / 2);
+    if (b > 0) tail ??= complete ? front.slice(Math.max(0, front.length - bMax)) : tailIds(s, pos, front, bMax, t);
+    const tl = b > 0 ? tail!.slice(Math.max(0, tail!.length - b)) : [];
+    return decodeLists([front.slice(0, a), markIds, tl], t);
+  };
 }
 
 /**

@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -121,6 +122,7 @@ export interface FileFailure {
   error: string;
 }
 
+/** The outcome of {@link processFile}: a report, or a failure (told apart by `'error' in r`). */
 export type FileResult = FileReport | FileFailure;
 
 const WORKER_FLAG = 'dlgCompactCliWorker';
@@ -180,7 +182,7 @@ function buildProgram(io: CliIO, onError: (msg: string) => void): Command {
     .option('--result-toks <n>', 'token budget of each tool result and code output (default 35)', nonNegInt)
     .option('--check', 'write nothing; report what would change; exit 1 if some output would be written')
     .option('--json', 'one JSON record per file instead of the text report')
-    .option('-j, --jobs <n>', 'process files in N worker threads', posInt, 1)
+    .option('-j, --jobs <n>', 'process files in N worker threads (at most one per CPU)', posInt, 1)
     .option('--no-progress', 'no progress bar (shown on standard error when it is a terminal)')
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show this help')
@@ -434,7 +436,8 @@ export async function processFile(job: FileJob): Promise<FileResult> {
 }
 
 /**
- * Run jobs in `n` worker threads (this same module, flagged by `workerData`); results arrive
+ * Run jobs in `n` worker threads (this same module, flagged by `workerData`; no more threads
+ * than files or than the machine's cores, since each loads the tokenizer); results arrive
  * through `onResult` in completion order. A worker that dies fails its current file; jobs
  * left when every worker has died run in this thread.
  */
@@ -465,7 +468,7 @@ async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult
       worker.on('exit', (code) => fail(`exited with code ${code}`));
       feed();
     });
-  await Promise.all(Array.from({ length: Math.min(n, jobs.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(n, jobs.length, availableParallelism()) }, lane));
   while (next < jobs.length) onResult(await processFile(jobs[next++]));
 }
 

@@ -365,10 +365,6 @@ function flatCellId(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 8);
 }
 
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
-}
-
 /**
  * Process one file: read and parse the notebook (invalid UTF-8 and malformed notebooks throw
  * `NotebookError` naming file and cell), compact it, compare with what is on disk, and write
@@ -419,7 +415,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     }
     const payload = Buffer.from(text, 'utf8');
     const onDisk = job.target === job.source ? bytes : await existingBytes(job.target, job.output);
-    if (onDisk !== null && bytesEqual(onDisk, payload)) return { ...base, status: 'unchanged' };
+    if (onDisk !== null && payload.equals(onDisk)) return { ...base, status: 'unchanged' };
     if (job.check) return { ...base, status: 'would write' };
     try {
       await writeFileAtomic(job.target, payload);
@@ -484,7 +480,12 @@ export function reportLine(r: FileReport): string {
   return `${out}: ${r.status}, ${r.messages} messages, ${r.before.total} → ${r.after.total} tokens (${pct(r.before.total, r.after.total)} saved)`;
 }
 
-/** The `--json` record of one file (key order fixed: see the README). */
+/**
+ * The `--json` record of one file. Fields, in this order: `path` (the input as named, `-` for
+ * stdin), `output` (`-` for stdout), `status` ({@link FileStatus}), `messages`, `prompts`,
+ * `toolCalls`, `tokens: {before, after}`, each `{user, assistant, calls, results, code, total}`
+ * in o200k_base tokens. A failed file gives `{path, error}`.
+ */
 export function jsonRecord(r: FileResult): Record<string, unknown> {
   if (isFailure(r)) return { path: r.path, error: r.error };
   return {
@@ -522,26 +523,23 @@ export async function main(argv: readonly string[], io: Partial<CliIO> = {}): Pr
   };
   let commanderMsg = '';
   const program = buildProgram(env, (s) => { commanderMsg = s; });
-  let opts: CliOptions;
   try {
     program.parse([...argv], { from: 'user' });
-    opts = toOptions(program.opts(), program.getOptionValueSource('to') === 'cli');
+    const opts = toOptions(program.opts(), program.getOptionValueSource('to') === 'cli');
+    return await run(program.args, opts, env);
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return 0; // --help, --version
       return usage((commanderMsg || err.message).trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' '));
     }
     if (err instanceof UsageError) return usage(err.message);
-    throw err;
-  }
-
-  try {
-    return await run(program.args, opts, env);
-  } catch (err) {
-    if (err instanceof UsageError) return usage(err.message);
-    const msg = err instanceof DlgError ? err.message : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
-    if (!(err instanceof DlgError) && process.env.DLG_COMPACT_DEBUG && err instanceof Error && err.stack) env.stderr.write(err.stack + '\n');
-    env.stderr.write(`dlg-compact: ${msg}\n`);
+    if (err instanceof DlgError) {
+      env.stderr.write(`dlg-compact: ${err.message}\n`);
+      return 1;
+    }
+    const msg = err instanceof Error ? err.message : String(err);
+    if (process.env.DLG_COMPACT_DEBUG && err instanceof Error && err.stack) env.stderr.write(err.stack + '\n');
+    env.stderr.write(`dlg-compact: unexpected error: ${msg}\n`);
     return 1;
   }
 }

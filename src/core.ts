@@ -12,8 +12,6 @@ export * from './tokens.js';
 export * from './dsl.js';
 export * from './continuation.js';
 export * from './reply.js';
-// dialog.ts and reply.ts both define the separator (the same string); name one source.
-export { REPLY_SEPARATOR } from './reply.js';
 export * from './pyliteral.js';
 export * from './aioutput.js';
 export * from './dialog.js';

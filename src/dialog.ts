@@ -23,6 +23,7 @@
  * The core of the library must run in a browser: nothing here imports `node:` modules.
  */
 import { aiOutput as outputsAiView } from './aioutput.js';
+import { REPLY_SEPARATOR } from './reply.js';
 import { InvalidArgumentError, NotebookError } from './errors.js';
 import { KEY_ORDER, LosslessNumber, isJsonObject, isLosslessNumber, pyNumberKind } from './json.js';
 
@@ -32,11 +33,8 @@ export type MsgType = 'code' | 'note' | 'prompt' | 'raw';
 /** Message types, in a set for membership tests. */
 export const MSG_TYPES: ReadonlySet<string> = new Set<MsgType>(['code', 'note', 'prompt', 'raw']);
 
-/**
- * The reply separator (SPEC §0): a prompt cell's source is `content + REPLY_SEPARATOR + reply`
- * (a level-5 heading with an HTML comment marker, framed by blank lines).
- */
-export const REPLY_SEPARATOR = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+/** The reply separator (SPEC §0), defined with the reply wire format; re-exported here for dialog code. */
+export { REPLY_SEPARATOR };
 
 /** A JSON object as the model holds it (see the module note for the value conventions). */
 export type JsonObject = Record<string, unknown>;

@@ -18,7 +18,6 @@
  * this file is the program being run (the `bin` entry), it calls `main` on `process.argv`.
  * Unlike the core modules it uses `node:` APIs freely: it is the Node front end.
  */
-import { createHash } from 'node:crypto';
 import { realpathSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -360,11 +359,6 @@ async function existingBytes(target: string, output: string): Promise<Uint8Array
   }
 }
 
-/** Cell id of the flat notebook's raw cell: 8 hex digits of the SHA-256 of the document. */
-function flatCellId(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 8);
-}
-
 /**
  * Process one file: read and parse the notebook (invalid UTF-8 and malformed notebooks throw
  * `NotebookError` naming file and cell), compact it, compare with what is on disk, and write
@@ -398,11 +392,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
       after = flat.tokens;
       if (job.to === 'md' || job.target === null) text = flat.text === '' ? '' : flat.text + '\n';
       else {
-        const nb = flatNotebook(dialog, job.policy);
-        // flatNotebook gives its raw cell a fresh random id; an id derived from the document
-        // makes the output reproducible, so that an up-to-date output is seen as unchanged.
-        for (const m of nb.messages) m.id = flatCellId(flat.text);
-        text = dumpsIpynb(nb);
+        text = dumpsIpynb(flatNotebook(dialog, job.policy, flat.text));
       }
     }
     const base = {

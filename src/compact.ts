@@ -12,6 +12,8 @@ import { fitsToks, lenToks, truncToksMid } from './tokens.js';
 import { pyDumps, pyStrip } from './py.js';
 import { Dialog, Message, cloneJson } from './dialog.js';
 import type { ToolUsePart, ToolResultPart } from './model.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 
 /** Classes that token accounting splits a dialog into. */
 export type TokenClass = 'user' | 'assistant' | 'calls' | 'results' | 'code';
@@ -205,11 +207,16 @@ export function measureFlat(d: Dialog, policy?: Partial<Policy>): { text: string
 
 /**
  * A new dialog holding the flat document of {@link dlg2compact} in one raw cell, with the
- * source dialog's notebook metadata; what the command writes by default.
+ * source dialog's notebook metadata; what the command writes by default. The cell id is the
+ * first 8 hex digits of the document's SHA-256, so the same document always gives the same
+ * bytes (an up-to-date output can be recognised as unchanged).
+ * @param text the flat document when the caller already rendered it (e.g. by
+ *   {@link measureFlat}); rendered here when omitted.
  */
-export function flatNotebook(d: Dialog, policy?: Partial<Policy>): Dialog {
+export function flatNotebook(d: Dialog, policy?: Partial<Policy>, text?: string): Dialog {
+  const doc = text ?? dlg2compact(d, policy);
   const out = new Dialog([], { metadata: cloneJson(d.metadata), name: d.name });
-  out.mkMessage(dlg2compact(d, policy), { type: 'raw' });
+  out.mkMessage(doc, { type: 'raw', id: bytesToHex(sha256(new TextEncoder().encode(doc))).slice(0, 8) });
   return out;
 }
 

@@ -5,6 +5,7 @@
  * the flat document equals NNN.flat.md, both byte for byte; compacting twice changes nothing;
  * and what is written passes the nbformat 4.5 schema.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -121,6 +122,9 @@ describe('compaction of a small dialog', () => {
     expect(nb.messages.length).toBe(1);
     expect(nb.messages[0]!.type).toBe('raw');
     expect(nb.messages[0]!.content).toBe(dlg2compact(d));
+    // The id is the start of the document's SHA-256 (computed independently with node:crypto).
+    expect(nb.messages[0]!.id).toBe(createHash('sha256').update(dlg2compact(d), 'utf8').digest('hex').slice(0, 8));
+    expect(flatNotebook(d, {}, 'abc').messages[0]!.id).toBe('ba7816bf');
     const text = dumpsIpynb(nb);
     expect(readsIpynb(text).messages[0]!.content).toBe(dlg2compact(d));
     if (HAVE_SHARED) expect(schemaErrors(text)).toBe('');

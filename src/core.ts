@@ -15,6 +15,7 @@ export * from './reply.js';
 export * from './pyliteral.js';
 export * from './aioutput.js';
 export * from './dialog.js';
+export * from './chat.js';
 export * from './notebook.js';
 export * from './compact.js';
 export * from './summary.js';

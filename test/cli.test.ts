@@ -340,12 +340,12 @@ describe('dlg-compact on the demo dialog', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBe(1);
     const rec = JSON.parse(lines[0]);
-    expect(Object.keys(rec)).toEqual(['path', 'output', 'status', 'messages', 'prompts', 'toolCalls', 'tokens']);
+    expect(Object.keys(rec)).toEqual(['path', 'output', 'status', 'strategy', 'messages', 'prompts', 'toolCalls', 'tokens']);
     expect(Object.keys(rec.tokens)).toEqual(['before', 'after']);
     expect(Object.keys(rec.tokens.before)).toEqual(CLASSES);
     expect(Object.keys(rec.tokens.after)).toEqual(CLASSES);
     expect(rec).toEqual({
-      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'written',
+      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'written', strategy: 'dsl',
       messages: 15, prompts: 4, toolCalls: 5,
       tokens: { before: demoStats.tokens, after: demoFlat.tokens },
     });

@@ -28,6 +28,12 @@
  * `signature`; cell metadata `trusted`). A notebook already in this form round-trips byte for
  * byte.
  *
+ * Notebook objects (`toNotebookContent` / `fromNotebookContent`): for JupyterLab front-end
+ * code, which holds notebooks as plain JSON objects typed `INotebookContent` from
+ * `@jupyterlab/nbformat` (imported for its types only; nothing of it is loaded at run time).
+ * They reuse the writer and the reader above; plain objects carry JS numbers, so number kinds
+ * (`1.0` vs `1`) and integers beyond 2^53 are only kept by the text functions.
+ *
  * One deliberate difference: a lone surrogate (possible only through a `\udXXX` escape) is
  * written as a lowercase `\udxxx` escape. Python would put the raw surrogate into the text and
  * then fail to encode the file as UTF-8; the escape keeps the data and the file valid.
@@ -38,7 +44,8 @@
  * (scripts/bench-notebook.mjs). The core of the library must run in a browser: no `node:`
  * imports.
  */
-import { Dialog, Message, REPLY_SEPARATOR, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
+import type * as nbformat from '@jupyterlab/nbformat';
+import { Dialog, Message, REPLY_SEPARATOR, cloneJson, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
 import { JsonParseError, NotebookError } from './errors.js';
 import { LosslessNumber, MAX_JSON_DEPTH, isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from './json.js';
 import { cpCompare, pyFloatRepr, pyNumberRepr } from './py.js';
@@ -115,7 +122,17 @@ export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = 
     }
     throw e;
   }
-  if (!isJsonObject(nb)) throw new NotebookError(`not a notebook: the JSON value is ${describe(nb)}, not an object`, name);
+  return readNotebookValue(nb, name, opts.newId);
+}
+
+/**
+ * The reading rules of {@link readsIpynb} applied to an already parsed notebook value (shared
+ * with {@link fromNotebookContent}). The value's objects are taken over by the dialog (cell
+ * metadata loses its flag keys), so callers pass a value of their own.
+ */
+function readNotebookValue(value: unknown, name: string, newId: (() => string) | undefined): Dialog {
+  if (!isJsonObject(value)) throw new NotebookError(`not a notebook: the JSON value is ${describe(value)}, not an object`, name);
+  const nb: Unchecked<nbformat.INotebookContent> = value;
   if (!hasOwn.call(nb, 'nbformat')) throw new NotebookError('not a notebook: no nbformat field', name, undefined, 'nbformat');
   const major = nb.nbformat;
   // Python compares numbers by value: nbformat reads a notebook whose `nbformat` is 4.0 too.
@@ -138,11 +155,11 @@ export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = 
     metadata = nb.metadata;
   }
   const extra: JsonObject = {};
-  for (const k of Object.keys(nb)) {
-    if (k !== 'nbformat' && k !== 'nbformat_minor' && k !== 'cells' && k !== 'metadata') setOwn(extra, k, nb[k]);
+  for (const k of Object.keys(value)) {
+    if (k !== 'nbformat' && k !== 'nbformat_minor' && k !== 'cells' && k !== 'metadata') setOwn(extra, k, value[k]);
   }
 
-  const dialog = new Dialog([], { metadata, name, origNbformatMinor: minor, extra, newId: opts.newId });
+  const dialog = new Dialog([], { metadata, name, origNbformatMinor: minor, extra, newId });
 
   // Ids written in the file, so that a generated id never collides with a later cell's id.
   const written = new Set<string>();
@@ -284,9 +301,26 @@ function setOwn(o: JsonObject, k: string, v: unknown): void {
   else o[k] = v;
 }
 
+/**
+ * The declared fields of an nbformat interface (its index signature left out), e.g.
+ * `cell_type | id | metadata | source | attachments` for a markdown cell.
+ */
+type DeclaredKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: 0 };
+
+/**
+ * An nbformat structure as found in a file: the fields `@jupyterlab/nbformat` declares for it,
+ * each of unknown type until the reader has checked it. (Type-level only: nothing from that
+ * package is loaded at run time.)
+ */
+type Unchecked<T> = { [K in DeclaredKeys<T>]?: unknown };
+
+/** A cell before checking: the fields of code, markdown and raw cells (`nbformat.ICell`). */
+type UncheckedCell = Unchecked<nbformat.ICodeCell> & Unchecked<nbformat.IMarkdownCell> & Unchecked<nbformat.IRawCell>;
+
 /** One cell -> one message. A missing/null id is returned as `''` with `idGenerated` set. */
-function readCell(c: unknown, i: number, file: string): Message {
-  if (!isJsonObject(c)) throw new NotebookError(`a cell must be an object, got ${describe(c)}`, file, i);
+function readCell(value: unknown, i: number, file: string): Message {
+  if (!isJsonObject(value)) throw new NotebookError(`a cell must be an object, got ${describe(value)}`, file, i);
+  const c: UncheckedCell = value;
   const rawId = c.id;
   const where: string | number = typeof rawId === 'string' ? rawId : i;
   if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
@@ -371,7 +405,7 @@ function readCell(c: unknown, i: number, file: string): Message {
   m.idGenerated = typeof rawId !== 'string';
   m.flagValues = flagValues;
   const known = ct === 'code' ? CELL_KEYS_CODE : CELL_KEYS_COMMON;
-  for (const k of Object.keys(c)) if (!known.has(k)) setOwn(m.extra, k, c[k]);
+  for (const k of Object.keys(value)) if (!known.has(k)) setOwn(m.extra, k, value[k]);
   return m;
 }
 
@@ -698,4 +732,82 @@ export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
   w.entries(top, 0);
   w.out.push('\n');
   return w.out.join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notebook content objects (JupyterLab)
+
+/** Options of {@link toNotebookContent}. */
+export interface NotebookContentOptions {
+  /**
+   * What to do with an integer outside JS's safe range (|n| > 2^53 − 1), which a plain JSON
+   * object can only hold as a `number` that is in general rounded and that reads back as a
+   * float: `'round'` (default) takes the nearest double, as `JSON.parse` (and so JupyterLab)
+   * does; `'throw'` refuses with a NotebookError.
+   */
+  unsafeIntegers?: 'round' | 'throw';
+}
+
+/**
+ * The dialog as a plain notebook JSON object (`nbformat.INotebookContent`, the shape JupyterLab
+ * front ends hold, e.g. from `model.toJSON()` / `model.fromJSON()`): exactly what
+ * `JSON.parse` makes of {@link dumpsIpynb}'s text, so keys, line-split sources and texts,
+ * dropped transient keys and prompt cells are as nbformat writes them (SPEC §7).
+ *
+ * Plain JSON means JS numbers: a float that is integral (`1.0`) becomes the number `1` (its
+ * float kind is lost; read back it is an int), and integers beyond ±(2^53 − 1) become the
+ * nearest double (see {@link NotebookContentOptions.unsafeIntegers}). Keep the notebook text
+ * when those matter.
+ *
+ * @param dialog the dialog; not modified. It is validated first (`Dialog.validate`).
+ * @param opts `unsafeIntegers: 'throw'` to refuse integers outside the safe range.
+ * @returns a new object; nothing in it is shared with the dialog.
+ * @throws NotebookError from `dialog.validate()`, or (with `unsafeIntegers: 'throw'`) naming the
+ *   first integer outside the safe range.
+ */
+export function toNotebookContent(dialog: Dialog, opts: NotebookContentOptions = {}): nbformat.INotebookContent {
+  const text = dumpsIpynb(dialog);
+  if (opts.unsafeIntegers === 'throw') {
+    const bad = firstUnsafeInteger(text);
+    if (bad !== undefined) {
+      throw new NotebookError(`the integer ${bad} is outside the safe integer range of JS numbers (±(2^53 − 1)); keep the notebook text instead`, dialog.name);
+    }
+  }
+  return JSON.parse(text) as nbformat.INotebookContent;
+}
+
+/** The first integer lexeme of (valid) JSON text outside the safe integer range, if any. Linear. */
+function firstUnsafeInteger(text: string): string | undefined {
+  const re = STRING_OR_NUMBER;
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const tok = m[0];
+    if (tok.charCodeAt(0) === 0x22 || /[.eE]/.test(tok)) continue;
+    if (!Number.isSafeInteger(Number(tok))) return tok;
+  }
+  return undefined;
+}
+
+/**
+ * A dialog from a notebook JSON object (`nbformat.INotebookContent`), for front-end code that
+ * already holds the notebook model's JSON (JupyterLab's `model.toJSON()`). The same reading
+ * rules as {@link readsIpynb} (same code): cell ids, prompts split at the first reply
+ * separator (SPEC §10.2 included), flags taken out of metadata, everything else kept.
+ *
+ * The object is deep-copied first, so the caller's object is not modified and not shared.
+ * Numbers are JS numbers: a safe integer reads as an int, any other number as a float, so a
+ * notebook holding `1.0` (read by `JSON.parse` as `1`) is written back with `1`. Where number
+ * kinds matter, read the text with {@link readsIpynb} instead. Values may also be
+ * `LosslessNumber`s (an object from `parseJson`), which keep their kind.
+ *
+ * @param nb the notebook object (nbformat 4; any minor version; sources as strings or lists).
+ * @param name names the notebook in error messages and becomes `dialog.name`; default `'<notebook>'`.
+ * @param opts `newId`: id source for cells that need a fresh id (no `parser`: nothing is parsed).
+ * @returns a new {@link Dialog}.
+ * @throws NotebookError as {@link readsIpynb} does for a value that is not an nbformat 4
+ *   notebook (not an object, `nbformat` not 4, `cells` not a list, a bad cell).
+ */
+export function fromNotebookContent(nb: nbformat.INotebookContent, name = '<notebook>', opts: Omit<ReadOptions, 'parser'> = {}): Dialog {
+  return readNotebookValue(cloneJson(nb as unknown), name, opts.newId);
 }

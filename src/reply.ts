@@ -231,6 +231,8 @@ const SUMMARY_CLOSE = '</summary>';
 /** Helpers over one text for envelope matching; every lookup is amortised O(1) or O(log n). */
 class EnvelopeContext {
   readonly fenceAt = new Map<number, LineFence>();
+  /** Parsed legacy records by fence line (see `legacyRecord`). */
+  readonly records = new Map<number, { fence: LineFence; rec: Record<string, unknown> } | null>();
   readonly stop: number;
   private readonly blank: Uint8Array;
   private readonly nextNonBlankIdx: Int32Array;
@@ -314,8 +316,23 @@ function matchSummary(cx: EnvelopeContext, at: number, atLine: number): { summar
   return { summary: cx.t.text.slice(at + SUMMARY_OPEN.length, close), after: line + 1 };
 }
 
-/** The ```` ```json ```` fence at line `k` holding a legacy tool record, parsed; or null. */
-function legacyRecord(cx: EnvelopeContext, k: number): { fence: LineFence; rec: Record<string, unknown> } | null {
+/**
+ * The ```` ```json ```` fence at line `k` holding a legacy tool record, parsed; or null.
+ * Memoised per line: several envelope heads (each with a `<summary>` running to one shared
+ * `</summary>`) can lead to the same fence, and parsing its body once per head was quadratic.
+ */
+function legacyRecord(cx: EnvelopeContext, k: number): LegacyRecord | null {
+  let hit = cx.records.get(k);
+  if (hit === undefined) {
+    hit = parseLegacyRecord(cx, k);
+    cx.records.set(k, hit);
+  }
+  return hit;
+}
+
+type LegacyRecord = { fence: LineFence; rec: Record<string, unknown> };
+
+function parseLegacyRecord(cx: EnvelopeContext, k: number): LegacyRecord | null {
   const fence = cx.fenceAt.get(k);
   if (fence === undefined || fence.info !== 'json') return null;
   let rec: unknown;

@@ -10,10 +10,18 @@
  * `NNN.compact.ipynb`, manifest counts); for the demo dialog, the library's own functions (which
  * the library's conformance suites pin), since what is tested here is the command's plumbing.
  * One suite runs `main()` in-process to see the progress bar with a fake terminal.
+ *
+ * Strategies (`--strategy summary|micro`): expected cell ids and counts come from the planner
+ * (`planDialogSummary`) or, for micro, from the dialog itself (its tool results parsed with
+ * `fmt2hist`, the clearing rule applied in this file); the LLM summariser is exercised against
+ * a real HTTP server on 127.0.0.1. The spawned command never sees the machine's LLM settings
+ * (DLG_COMPACT_* and OPENAI_* are removed from its environment unless a test sets them).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
-  chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync,
+  chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync,
   statSync, utimesSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,8 +30,12 @@ import { Writable } from 'node:stream';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_SHARED, ROOT, shared } from './support.js';
+import { schemaErrors } from './nbschema.js';
 import { readsIpynbBytes, dumpsIpynb } from '../src/notebook.js';
 import { compactDialog, dlg2compact, measureDialog, measureFlat } from '../src/compact.js';
+import { Dialog } from '../src/dialog.js';
+import { planDialogSummary } from '../src/dialog-summary.js';
+import { fmt2hist } from '../src/reply.js';
 import { main } from '../src/cli.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -49,12 +61,38 @@ function ensureBuilt(): void {
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
+const LLM_VARS = ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'];
+
+/** The command's environment: this process's, without LLM settings, plus `extra`. */
+function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
+  for (const v of LLM_VARS) delete env[v];
+  return { ...env, ...extra };
+}
+
 /** Run `node dist/cli.js ...args` in `cwd`; `input` is fed to standard input. */
-function cli(args: string[], cwd: string, input?: string | Buffer): Run {
+function cli(args: string[], cwd: string, input?: string | Buffer, env?: Record<string, string>): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, DLG_COMPACT_DEBUG: '' },
+    cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: cliEnv(env),
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Like {@link cli}, without blocking this process's event loop (so that a server running in
+ * it can answer the command); the command is killed after `timeoutMs`.
+ */
+function cliAsync(args: string[], cwd: string, env?: Record<string, string>, timeoutMs = 60_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
 }
 
 const tmpRoots: string[] = [];
@@ -128,10 +166,14 @@ describe('dlg-compact: help, version, usage errors', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout.startsWith('Usage: dlg-compact [options] <inputs...>\n')).toBe(true);
     for (const opt of ['--mode', '--to', '--output', '--in-place', '--user-toks', '--asst-toks', '--call-toks',
-      '--result-toks', '--check', '--json', '--jobs', '--no-progress', '--version', '--help']) {
+      '--result-toks', '--strategy', '--max-tokens', '--keep-recent', '--llm-url', '--llm-model',
+      '--check', '--json', '--jobs', '--no-progress', '--version', '--help']) {
       expect(r.stdout).toContain(opt);
     }
     expect(r.stdout).toContain('Examples:\n  dlg-compact notebooks/demo.ipynb');
+    expect(r.stdout).toContain('\n  dlg-compact --strategy summary --max-tokens 100000 --keep-recent 6 nbs/\n');
+    expect(r.stdout).toContain('\n  dlg-compact --strategy micro --in-place --check demo.ipynb');
+    expect(r.stdout).toContain('OPENAI_MODEL alone never sends a dialog anywhere');
     expect(r.stdout).toContain('Exit status: 0 all done; 1 some file failed');
   });
 
@@ -162,6 +204,24 @@ describe('dlg-compact: help, version, usage errors', () => {
     ['stdin twice', ['-', '-'], 'standard input (-) can be read only once'],
     ['--output equal to the input', ['-o', 'demo.ipynb', 'demo.ipynb'], 'refusing to overwrite the input demo.ipynb'],
     ['--output equal to the input, other spelling', ['--mode', 'dialog', '-o', './demo.ipynb', 'demo.ipynb'], 'refusing to overwrite the input demo.ipynb'],
+    ['unknown strategy', ['--strategy', 'magic', 'demo.ipynb'], 'Allowed choices are dsl, summary, micro'],
+    ['summary --in-place', ['--strategy', 'summary', '--in-place', 'demo.ipynb'], '--in-place cannot be used with --strategy summary'],
+    ['--mode flat with micro', ['--mode', 'flat', '--strategy', 'micro', 'demo.ipynb'], '--strategy micro writes a dialog notebook; it cannot be combined with --mode flat'],
+    ['--mode flat with summary', ['--strategy', 'summary', '--mode=flat', 'demo.ipynb'], '--strategy summary writes a dialog notebook; it cannot be combined with --mode flat'],
+    ['--to md with summary', ['--strategy', 'summary', '--to', 'md', 'demo.ipynb'], '--strategy summary writes a dialog notebook; it cannot be combined with --to md'],
+    ['--max-tokens with dsl', ['--max-tokens', '1000', 'demo.ipynb'], '--max-tokens needs --strategy summary'],
+    ['--max-tokens with micro', ['--strategy', 'micro', '--max-tokens', '1000', 'demo.ipynb'], '--max-tokens has no effect with --strategy micro'],
+    ['--keep-recent with dsl', ['--mode', 'dialog', '--keep-recent', '2', 'demo.ipynb'], '--keep-recent needs --strategy summary or micro'],
+    ['--keep-recent -1', ['--strategy', 'micro', '--keep-recent', '-1', 'demo.ipynb'], "argument '-1' is invalid"],
+    ['--max-tokens 0', ['--strategy', 'summary', '--max-tokens', '0', 'demo.ipynb'], "argument '0' is invalid"],
+    ['--llm-url with dsl', ['--llm-url', 'http://127.0.0.1:9/v1', 'demo.ipynb'], '--llm-url needs --strategy summary'],
+    ['--llm-model with micro', ['--strategy', 'micro', '--llm-model', 'x', 'demo.ipynb'], '--llm-model has no effect with --strategy micro'],
+    ['--llm-url without a model', ['--strategy', 'summary', '--llm-url', 'http://127.0.0.1:9/v1', 'demo.ipynb'], 'the LLM summariser needs a model'],
+    ['--llm-url not a URL', ['--strategy', 'summary', '--llm-url', 'localhost 8080', '--llm-model', 'x', 'demo.ipynb'], 'the LLM base URL is not a URL: localhost 8080'],
+    ['--llm-url not http', ['--strategy', 'summary', '--llm-url', 'file:///tmp/x', '--llm-model', 'x', 'demo.ipynb'], 'the LLM base URL must be http or https'],
+    ['a DSL budget with micro', ['--strategy', 'micro', '--result-toks', '5', 'demo.ipynb'], '--result-toks has no effect with --strategy micro'],
+    ['a DSL budget with an LLM summary', ['--strategy', 'summary', '--llm-model', 'x', '--asst-toks', '5', 'demo.ipynb'], '--asst-toks has no effect with an LLM summariser'],
+    ['--in-place in flat mode, with the strategy named', ['--strategy', 'dsl', '-i', 'demo.ipynb'], '--in-place needs --mode dialog or --strategy micro'],
   ];
   it.each(cases)('usage error: %s (exit 2, nothing written)', (_name, args, fragment) => {
     const r = cli(args, dir, '');
@@ -606,5 +666,544 @@ describe.skipIf(!HAVE_SHARED)('dlg-compact on the conformance dialogs', () => {
     expect(cli(['--mode', 'dialog', '-o', 'd.ipynb', 'demo.ipynb'], dir).code).toBe(0);
     expect(validate(JSON.parse(readFileSync(join(dir, 'd.ipynb'), 'utf8')))).toBe(true);
     expect(validate({ cells: [{ cell_type: 'raw' }], metadata: {}, nbformat: 4, nbformat_minor: 5 })).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Strategies: --strategy summary | micro
+
+/**
+ * The text of each cell of a notebook written as nbformat writes it (indent 1): the lines from
+ * `  {` to `  }` (a cell's own lines are indented deeper, so these lines only open and close
+ * cells). Used to prove that kept cells are byte-identical.
+ */
+function cellChunks(text: string): string[] {
+  const out: string[] = [];
+  let cur: string[] | null = null;
+  for (const l of text.split('\n')) {
+    if (cur === null) {
+      if (l === '  {') cur = [l];
+      continue;
+    }
+    if (l === '  }' || l === '  },') {
+      cur.push('  }');
+      out.push(cur.join('\n'));
+      cur = null;
+    } else cur.push(l);
+  }
+  return out;
+}
+
+/** One tool call of a dialog, with its result text (`null` when the call has none). */
+interface ToolRes { messageId: string; tool: string; text: string | null }
+
+/** Every tool call in the replies of non-skipped prompts, in dialog order (as fmt2hist reads them). */
+function toolResults(d: Dialog): ToolRes[] {
+  const out: ToolRes[] = [];
+  for (const m of d.messages) {
+    if (m.type !== 'prompt' || m.skipped || m.reply === '') continue;
+    const calls: { id: string; name: string }[] = [];
+    const results = new Map<string, string[]>();
+    for (const msg of fmt2hist(m.reply)) {
+      for (const p of msg.content) {
+        if (p.type === 'tool_use') calls.push({ id: p.id, name: p.name });
+        else if (p.type === 'tool_result') {
+          const q = results.get(p.id) ?? [];
+          q.push(p.text);
+          results.set(p.id, q);
+        }
+      }
+    }
+    for (const c of calls) out.push({ messageId: m.id, tool: c.name, text: results.get(c.id)?.shift() ?? null });
+  }
+  return out;
+}
+
+const PLACEHOLDER = /^\[Previous: used [^\]\n]*\]$/;
+
+/**
+ * Indexes (into {@link toolResults}) of the results micro-compaction clears (SPEC §9): all but
+ * the newest `keep`, with a result of more than 100 code points that is not a placeholder
+ * already, whose tool is not `read_file` (a leading `tools.` ignored).
+ */
+function expectedCleared(all: ToolRes[], keep = 3): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < all.length - keep; i++) {
+    const r = all[i]!;
+    const tool = r.tool.startsWith('tools.') ? r.tool.slice(6) : r.tool;
+    if (r.text === null || [...r.text].length <= 100 || PLACEHOLDER.test(r.text) || tool === 'read_file') continue;
+    out.push(i);
+  }
+  return out;
+}
+
+/** Check a micro output against its input: cleared results are placeholders, the rest as it was. */
+function expectMicroOutput(input: Dialog, output: Dialog, cleared: number[]): void {
+  expect(output.messages.map((m) => [m.id, m.type, m.content])).toEqual(input.messages.map((m) => [m.id, m.type, m.content]));
+  const all = toolResults(input);
+  const want = all.map((r, i) => (cleared.includes(i) ? { ...r, text: `[Previous: used ${r.tool}]` } : r));
+  expect(toolResults(output)).toEqual(want);
+  const touched = new Set(cleared.map((k) => all[k]!.messageId));
+  for (const [i, m] of input.messages.entries()) {
+    if (!touched.has(m.id)) expect(output.messages[i]!.reply).toBe(m.reply);
+  }
+}
+
+const demoText = demoBytes.toString('utf8');
+const demoIds = (JSON.parse(demoText) as { cells: { id: string }[] }).cells.map((c) => c.id);
+const HEADER = (n: number) => `[Conversation summary - ${n} earlier cell(s) condensed]\n\n`;
+const TRANSCRIPT = '\n\nIf further detail is needed, read the complete transcript at:';
+
+interface NbCell { cell_type: string; id: string; metadata: Record<string, unknown>; source: string | string[] }
+
+function readNb(path: string): { text: string; nb: { cells: NbCell[] }; dialog: Dialog } {
+  const bytes = readFileSync(path);
+  const text = bytes.toString('utf8');
+  return { text, nb: JSON.parse(text), dialog: readsIpynbBytes(bytes, path) };
+}
+
+function showIds(ids: string[]): string {
+  return ids.length <= 8 ? ids.join(', ') : ids.slice(0, 8).join(', ') + ', …';
+}
+
+describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
+  const plan = planDialogSummary(demo(), { force: true });
+
+  it('the planner replaces the first 11 of the 15 demo cells (default keep: max(2, ceil(15/4)) = 4, nothing pinned)', () => {
+    expect(plan.wouldChange).toBe(true);
+    expect(plan.replacedIds).toEqual(demoIds.slice(0, 11));
+  });
+
+  it('forced: <stem>-comp.ipynb holds one summary note then the kept cells, byte for byte; a rerun is unchanged', () => {
+    const dir = realpathSync(tempDir());
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const r = cli(['--strategy', 'summary', 'demo.ipynb'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = readNb(join(dir, 'demo-comp.ipynb'));
+    const after = measureDialog(out.dialog).tokens.total;
+    expect(r.stdout).toBe(line('demo-comp.ipynb', 'written (summary of 11 cells)', 15, demoStats.tokens.total, after) + '\n');
+    expect(after).toBeLessThan(demoStats.tokens.total);
+    expect(readFileSync(join(dir, 'demo.ipynb')).equals(demoBytes)).toBe(true);
+    // the note, then the 4 kept cells exactly as they were written in the input
+    expect(out.nb.cells.length).toBe(5);
+    expect(cellChunks(out.text).slice(1)).toEqual(cellChunks(demoText).slice(11));
+    expect(cellChunks(demoText).length).toBe(15);
+    const note = out.nb.cells[0]!;
+    expect(note.cell_type).toBe('markdown');
+    expect(note.id).toMatch(/^[0-9a-f]{8}$/);
+    expect(demoIds).not.toContain(note.id);
+    // the planner's estimate, with the source path the command records (part of the note)
+    const withSource = planDialogSummary(demo(), { force: true, sourcePath: join(dir, 'demo.ipynb') });
+    expect(withSource.replacedIds).toEqual(plan.replacedIds);
+    expect(note.metadata).toEqual({
+      dlg_compact: {
+        kind: 'summary', replaced: 11, ids: demoIds.slice(0, 11), skipped_ids: [], source: join(dir, 'demo.ipynb'),
+        summarizer: 'dsl', tokens_before: plan.tokensBefore, tokens_after: withSource.estimatedTokensAfter,
+      },
+    });
+    const src = cellSource(note);
+    expect(src.startsWith(HEADER(11))).toBe(true);
+    expect(src.endsWith(`${TRANSCRIPT} ${join(dir, 'demo.ipynb')}`)).toBe(true);
+    expect(src).toContain(dlg2compact(new Dialog(demo().messages.slice(0, 11))).trim());
+    // the note's id is derived from the input, so the same run gives the same bytes
+    const past = new Date('2001-02-03T04:05:06Z');
+    utimesSync(join(dir, 'demo-comp.ipynb'), past, past);
+    const r2 = cli(['--strategy', 'summary', 'demo.ipynb'], dir);
+    expect(r2.code).toBe(0);
+    expect(r2.stdout).toBe(line('demo-comp.ipynb', 'unchanged (summary of 11 cells)', 15, demoStats.tokens.total, after) + '\n');
+    expect(statSync(join(dir, 'demo-comp.ipynb')).mtimeMs).toBe(past.getTime());
+  });
+
+  it('--max-tokens above the dialog: nothing to do, reported unchanged with the reason, exit 0, no file', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    expect(planDialogSummary(demo(), { maxTokens: 1_000_000 })).toMatchObject({ wouldChange: false, reason: 'not-needed' });
+    const r = cli(['--strategy', 'summary', '--max-tokens', '1000000', 'demo.ipynb'], dir);
+    expect(r).toEqual({
+      code: 0, stderr: '',
+      stdout: line('demo-comp.ipynb', 'unchanged (summary refused: not-needed)', 15, demoStats.tokens.total, demoStats.tokens.total) + '\n',
+    });
+    expect(readdirSync(dir)).toEqual(['demo.ipynb']);
+    const j = cli(['--strategy', 'summary', '--max-tokens', '1000000', '--json', 'demo.ipynb'], dir);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual({
+      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'unchanged', strategy: 'summary',
+      messages: 15, prompts: 4, toolCalls: 5, tokens: { before: demoStats.tokens, after: demoStats.tokens },
+      note: 'summary refused: not-needed', reason: 'not-needed', summary: { summarizer: 'dsl', replaced: 0, ids: [] },
+    });
+    expect(readdirSync(dir)).toEqual(['demo.ipynb']);
+  });
+
+  it('--max-tokens below the dialog and --keep-recent reach the planner', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const p = planDialogSummary(demo(), { maxTokens: 5000, keepRecent: 6 });
+    expect(p.wouldChange).toBe(true);
+    expect(p.replacedIds).toEqual(demoIds.slice(0, 9));
+    const r = cli(['--strategy', 'summary', '--max-tokens', '5000', '--keep-recent', '6', '--json', 'demo.ipynb'], dir);
+    expect(r.code).toBe(0);
+    const rec = JSON.parse(r.stdout);
+    expect(rec.summary).toEqual({ summarizer: 'dsl', replaced: 9, ids: demoIds.slice(0, 9) });
+    const out = readNb(join(dir, 'demo-comp.ipynb'));
+    expect(out.nb.cells.map((c) => c.id).slice(1)).toEqual(demoIds.slice(9));
+    expect(rec.tokens.after).toEqual(measureDialog(out.dialog).tokens);
+    // a budget the dialog stays under (90% trigger): refused
+    const p2 = planDialogSummary(demo(), { maxTokens: Math.ceil(p.tokensBefore / 0.9) + 10 });
+    expect(p2.reason).toBe('not-needed');
+    const r2 = cli(['--strategy', 'summary', '--max-tokens', String(Math.ceil(p.tokensBefore / 0.9) + 10), '-o', 'x.ipynb', 'demo.ipynb'], dir);
+    expect(r2.stdout).toContain('x.ipynb: unchanged (summary refused: not-needed),');
+    expect(existsSync(join(dir, 'x.ipynb'))).toBe(false);
+  });
+
+  it('--check: nothing written, the plan shown (cells, ids, tokens before → after), exit 1; 0 once written', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const before = snapshot(dir);
+    const c = cli(['--strategy', 'summary', '--check', 'demo.ipynb'], dir);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toBe('');
+    expect(snapshot(dir)).toEqual(before);
+    const cj = cli(['--strategy', 'summary', '--check', '--json', 'demo.ipynb'], dir);
+    expect(cj.code).toBe(1);
+    expect(snapshot(dir)).toEqual(before);
+    // the prediction equals what a run then writes
+    expect(cli(['--strategy', 'summary', 'demo.ipynb'], dir).code).toBe(0);
+    const after = measureDialog(readNb(join(dir, 'demo-comp.ipynb')).dialog).tokens;
+    const ids = plan.replacedIds;
+    expect(c.stdout).toBe(line('demo-comp.ipynb', `would write (summary of ${ids.length} cells: ${showIds(ids)})`, 15, demoStats.tokens.total, after.total) + '\n');
+    expect(c.stdout).toContain(`(summary of 11 cells: ${demoIds.slice(0, 8).join(', ')}, …)`);
+    const rec = JSON.parse(cj.stdout);
+    expect(rec).toMatchObject({ status: 'would write', strategy: 'summary', tokens: { before: demoStats.tokens, after } });
+    expect(rec.summary).toEqual({ summarizer: 'dsl', replaced: ids.length, ids });
+    expect(rec.reason).toBeUndefined();
+    const c2 = cli(['--strategy', 'summary', '--check', 'demo.ipynb'], dir);
+    expect(c2.code).toBe(0);
+    expect(c2.stdout).toMatch(/^demo-comp\.ipynb: unchanged \(summary of 11 cells: /);
+  });
+
+  it('standard input to standard output: the notebook JSON (no source path), or the dialog unchanged when refused', () => {
+    const r = cli(['--strategy', 'summary', '-'], ROOT, demoBytes);
+    expect(r.code).toBe(0);
+    const nb = JSON.parse(r.stdout) as { cells: NbCell[] };
+    expect(nb.cells.map((c) => c.id).slice(1)).toEqual(demoIds.slice(11));
+    expect((nb.cells[0]!.metadata.dlg_compact as { source: unknown }).source).toBe(null);
+    expect(cellSource(nb.cells[0]!)).not.toContain(TRANSCRIPT);
+    expect(r.stderr).toMatch(/^<stdout>: printed \(summary of 11 cells\), 15 messages, /);
+    const n = cli(['--strategy', 'summary', '--max-tokens', '1000000', '-'], ROOT, demoBytes);
+    expect(n.code).toBe(0);
+    expect(n.stdout).toBe(demoText);
+    expect(n.stderr).toBe(line('<stdout>', 'printed (summary refused: not-needed)', 15, demoStats.tokens.total, demoStats.tokens.total) + '\n');
+  });
+
+  it('--jobs 2 gives the same outputs and report as one job', () => {
+    // one directory (the note records the input's absolute path), outputs removed in between
+    const dir = tempDir();
+    for (let i = 0; i < 3; i++) copyFileSync(DEMO, join(dir, `n${i}.ipynb`));
+    const r1 = cli(['--strategy', 'summary', '--json', '.'], dir);
+    expect(r1.code).toBe(0);
+    const first = snapshot(dir);
+    for (let i = 0; i < 3; i++) rmSync(join(dir, `n${i}-comp.ipynb`));
+    const r2 = cli(['--strategy', 'summary', '--json', '--jobs', '2', '.'], dir);
+    expect(r2.code).toBe(0);
+    expect(r2.stdout).toBe(r1.stdout);
+    expect(r1.stdout.match(/"status":"written"/g)?.length).toBe(3);
+    expect(snapshot(dir)).toEqual(first);
+  });
+});
+
+describe('dlg-compact --strategy micro', () => {
+  const all = toolResults(demo());
+  const clear = expectedCleared(all);
+
+  it('the demo has 5 tool calls; the 2 older than the newest 3 have long (python) results', () => {
+    expect(all.length).toBe(5);
+    expect(clear).toEqual([0, 1]);
+    expect(all.map((r) => r.tool)).toEqual(['python', 'python', 'bash', 'bash', 'python']);
+  });
+
+  it('writes <stem>-comp.ipynb with the older results cleared, everything else as it was', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const r = cli(['--strategy', 'micro', '--json', 'demo.ipynb'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = readNb(join(dir, 'demo-comp.ipynb'));
+    expectMicroOutput(demo(), out.dialog, clear);
+    const changed = new Set(clear.map((i) => all[i]!.messageId));
+    const inChunks = cellChunks(demoText);
+    const outChunks = cellChunks(out.text);
+    expect(outChunks.length).toBe(15);
+    for (let i = 0; i < 15; i++) {
+      if (changed.has(demoIds[i]!)) expect(outChunks[i]).not.toBe(inChunks[i]);
+      else expect(outChunks[i]).toBe(inChunks[i]);
+    }
+    const after = measureDialog(out.dialog).tokens;
+    expect(JSON.parse(r.stdout)).toEqual({
+      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'written', strategy: 'micro',
+      messages: 15, prompts: 4, toolCalls: 5, tokens: { before: demoStats.tokens, after },
+      note: 'micro: 2 tool results cleared',
+      micro: { cleared: clear.map((i) => ({ messageId: all[i]!.messageId, tool: all[i]!.tool })), refused: [] },
+    });
+    expect(after.results).toBeLessThan(demoStats.tokens.results);
+    const t = cli(['--strategy', 'micro', 'demo.ipynb'], dir);
+    expect(t.stdout).toBe(line('demo-comp.ipynb', 'unchanged (micro: 2 tool results cleared)', 15, demoStats.tokens.total, after.total) + '\n');
+  });
+
+  it('--keep-recent 0 clears every long result', () => {
+    const want = expectedCleared(all, 0);
+    expect(want.length).toBeGreaterThan(clear.length);
+    const r = cli(['--strategy', 'micro', '--keep-recent', '0', '-o', '-', DEMO], ROOT);
+    expect(r.code).toBe(0);
+    expectMicroOutput(demo(), readsIpynbBytes(Buffer.from(r.stdout), 'stdout'), want);
+    expect(r.stderr).toContain(`(micro: ${want.length} tool results cleared)`);
+  });
+
+  it('--in-place rewrites the input (mode bits kept); a second run leaves it alone', () => {
+    const dir = tempDir();
+    const file = join(dir, 'demo.ipynb');
+    copyFileSync(DEMO, file);
+    chmodSync(file, 0o640);
+    const r = cli(['--strategy', 'micro', '--in-place', 'demo.ipynb'], dir);
+    expect(r.code).toBe(0);
+    const out = readNb(file);
+    expect(r.stdout).toBe(line('demo.ipynb', 'written (micro: 2 tool results cleared)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n');
+    expectMicroOutput(demo(), out.dialog, clear);
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+    expect(readdirSync(dir)).toEqual(['demo.ipynb']);
+    const past = new Date('2001-02-03T04:05:06Z');
+    utimesSync(file, past, past);
+    const r2 = cli(['--strategy', 'micro', '-i', 'demo.ipynb'], dir);
+    expect(r2.code).toBe(0);
+    expect(r2.stdout).toMatch(/^demo\.ipynb: unchanged \(micro: 0 tool results cleared\), 15 messages, /);
+    expect(statSync(file).mtimeMs).toBe(past.getTime());
+    expect(readFileSync(file, 'utf8')).toBe(out.text);
+  });
+
+  it('--check: nothing written, the count shown, exit 1; (messageId, tool) pairs in --json', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const before = snapshot(dir);
+    const c = cli(['--strategy', 'micro', '--check', 'demo.ipynb'], dir);
+    const cj = cli(['--strategy', 'micro', '--check', '--in-place', '--json', 'demo.ipynb'], dir);
+    expect(c.code).toBe(1);
+    expect(cj.code).toBe(1);
+    expect(snapshot(dir)).toEqual(before);
+    expect(cli(['--strategy', 'micro', 'demo.ipynb'], dir).code).toBe(0);
+    const after = measureDialog(readNb(join(dir, 'demo-comp.ipynb')).dialog).tokens;
+    expect(c.stdout).toBe(line('demo-comp.ipynb', 'would write (micro: 2 tool results cleared)', 15, demoStats.tokens.total, after.total) + '\n');
+    const rec = JSON.parse(cj.stdout);
+    expect(rec).toMatchObject({ output: 'demo.ipynb', status: 'would write', strategy: 'micro', tokens: { before: demoStats.tokens, after } });
+    expect(rec.micro.cleared).toEqual([
+      { messageId: 'd4f1b7c9', tool: 'python' },
+      { messageId: 'a7c4e0f5', tool: 'python' },
+    ]);
+    expect(rec.micro.cleared).toEqual(clear.map((i) => ({ messageId: all[i]!.messageId, tool: all[i]!.tool })));
+    expect(cli(['--strategy', 'micro', '--check', 'demo.ipynb'], dir).code).toBe(0);
+  });
+});
+
+describe('cells without ids get ids derived from the input: outputs are reproducible', () => {
+  const nb = JSON.parse(demoText) as { nbformat_minor: number; cells: Record<string, unknown>[] };
+  nb.nbformat_minor = 4;
+  for (const c of nb.cells) delete c.id;
+  const bytes = Buffer.from(JSON.stringify(nb, null, 1) + '\n');
+
+  it.each([['--mode', 'dialog'], ['--strategy', 'micro'], ['--strategy', 'summary']])('%s %s: a second run is unchanged', (...args) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'old.ipynb'), bytes);
+    const r = cli([...args, 'old.ipynb'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('old-comp.ipynb: written');
+    const ids = (JSON.parse(readFileSync(join(dir, 'old-comp.ipynb'), 'utf8')) as { cells: { id: string }[] }).cells.map((c) => c.id);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const r2 = cli([...args, 'old.ipynb'], dir);
+    expect(r2.stdout).toContain('old-comp.ipynb: unchanged');
+    // the same bytes elsewhere get the same ids
+    const other = tempDir();
+    writeFileSync(join(other, 'old.ipynb'), bytes);
+    expect(cli([...args, 'old.ipynb'], other).code).toBe(0);
+    expect((JSON.parse(readFileSync(join(other, 'old-comp.ipynb'), 'utf8')) as { cells: { id: string }[] }).cells.map((c) => c.id)).toEqual(ids);
+  });
+});
+
+/** A request the test server received. */
+interface Received { url: string; body: { model: string; messages: { role: string; content: string }[] }; authorization?: string }
+
+/**
+ * A chat-completions server on 127.0.0.1 (port 0): answers every request with `status` and
+ * `reply` (a summary wrapped as `choices[0].message.content` for status 200, else the raw
+ * text), records the requests, and closes itself after 120 s at the latest.
+ */
+async function chatServer(status: number, reply: string): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => { body += c; });
+    req.on('end', () => {
+      received.push({ url: req.url ?? '', body: JSON.parse(body), authorization: req.headers.authorization });
+      res.writeHead(status, { 'content-type': status === 200 ? 'application/json' : 'text/plain' });
+      res.end(status === 200 ? JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: reply } }] }) : reply);
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  let closed = false;
+  const close = () => {
+    if (closed) return Promise.resolve();
+    closed = true;
+    server.closeAllConnections();
+    return new Promise<void>((ok) => server.close(() => ok()));
+  };
+  setTimeout(() => void close(), 120_000).unref();
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received, close };
+}
+
+describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () => {
+  const SUMMARY = 'The nightly import spent its time in strptime; switching to fromisoformat and reading with pandas brought it from 14.7 s to 0.31 s.';
+
+  it('--llm-url/--llm-model: the note holds the server\'s summary', async () => {
+    const srv = await chatServer(200, `  ${SUMMARY}\n`);
+    try {
+      const dir = realpathSync(tempDir());
+      copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+      const r = await cliAsync(['--strategy', 'summary', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(srv.received.length).toBe(1);
+      const req = srv.received[0]!;
+      expect(req.url).toBe('/v1/chat/completions');
+      expect(req.body.model).toBe('test');
+      expect(req.authorization).toBeUndefined();
+      const prompt = req.body.messages.at(-1)!;
+      expect(prompt.role).toBe('user');
+      expect(prompt.content).toContain('Why does the nightly order import take 15 seconds?');
+      const out = readNb(join(dir, 'demo-comp.ipynb'));
+      expect(r.stdout).toBe(line('demo-comp.ipynb', 'written (summary of 11 cells)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n');
+      const note = out.nb.cells[0]!;
+      expect(cellSource(note)).toBe(`${HEADER(11)}${SUMMARY}${TRANSCRIPT} ${join(dir, 'demo.ipynb')}`);
+      expect(note.metadata.dlg_compact).toMatchObject({ kind: 'summary', ids: demoIds.slice(0, 11), summarizer: 'http:test', source: join(dir, 'demo.ipynb') });
+      expect(cellChunks(out.text).slice(1)).toEqual(cellChunks(demoText).slice(11));
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('HTTP 500: exit 1, nothing written, the message names the file and the status', async () => {
+    const srv = await chatServer(500, 'model overloaded');
+    try {
+      const dir = tempDir();
+      copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+      const r = await cliAsync(['--strategy', 'summary', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('dlg-compact: demo.ipynb: summary failed (http:test): summariser HTTP 500: model overloaded\n');
+      expect(srv.received.length).toBe(1);
+      expect(readdirSync(dir)).toEqual(['demo.ipynb']);
+      expect(readFileSync(join(dir, 'demo.ipynb')).equals(demoBytes)).toBe(true);
+      const j = await cliAsync(['--json', '--strategy', 'summary', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
+      expect(j.code).toBe(1);
+      expect(JSON.parse(j.stdout)).toEqual({ path: 'demo.ipynb', error: 'demo.ipynb: summary failed (http:test): summariser HTTP 500: model overloaded' });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('--check plans without calling the LLM: cells and ids shown, no token estimate, exit 1', async () => {
+    const srv = await chatServer(200, SUMMARY);
+    try {
+      const dir = tempDir();
+      copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+      const before = snapshot(dir);
+      const r = await cliAsync(['--strategy', 'summary', '--check', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe(`demo-comp.ipynb: would write (summary of 11 cells: ${showIds(plan().replacedIds)}), 15 messages, ` +
+        `${demoStats.tokens.total} → ? tokens (not estimated: --check does not call the LLM)\n`);
+      const j = await cliAsync(['--strategy', 'summary', '--check', '--json', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
+      expect(JSON.parse(j.stdout)).toMatchObject({ status: 'would write', tokens: { before: demoStats.tokens, after: null }, summary: { summarizer: 'http:test', replaced: 11, ids: demoIds.slice(0, 11) } });
+      expect(srv.received.length).toBe(0);
+      expect(snapshot(dir)).toEqual(before);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('DLG_COMPACT_MODEL switches the LLM on (key and URL from the environment); OPENAI_MODEL alone does not', async () => {
+    const srv = await chatServer(200, SUMMARY);
+    try {
+      const dir = tempDir();
+      copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+      const o = await cliAsync(['--strategy', 'summary', '--json', 'demo.ipynb'], dir, { OPENAI_MODEL: 'gpt-test', OPENAI_BASE_URL: srv.url, OPENAI_API_KEY: 'sk-test' });
+      expect(o.code).toBe(0);
+      expect(JSON.parse(o.stdout).summary.summarizer).toBe('dsl');
+      expect(srv.received.length).toBe(0);
+      const d = await cliAsync(['--strategy', 'summary', '--json', '-o', 'llm.ipynb', 'demo.ipynb'], dir, { DLG_COMPACT_MODEL: 'test', DLG_COMPACT_BASE_URL: srv.url, DLG_COMPACT_API_KEY: 'k-test' });
+      expect(d.stderr).toBe('');
+      expect(d.code).toBe(0);
+      expect(JSON.parse(d.stdout).summary.summarizer).toBe('http:test');
+      expect(srv.received.length).toBe(1);
+      expect(srv.received[0]!.authorization).toBe('Bearer k-test');
+      expect(cellSource(readNb(join(dir, 'llm.ipynb')).nb.cells[0]!)).toContain(SUMMARY);
+      // with the LLM asked for by a flag, OPENAI_MODEL names the model
+      const f = await cliAsync(['--strategy', 'summary', '--json', '-o', 'llm2.ipynb', '--llm-url', srv.url, 'demo.ipynb'], dir, { OPENAI_MODEL: 'gpt-test' });
+      expect(f.code).toBe(0);
+      expect(JSON.parse(f.stdout).summary.summarizer).toBe('http:gpt-test');
+      expect(srv.received.length).toBe(2);
+      expect(srv.received[1]!.body.model).toBe('gpt-test');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  function plan() {
+    return planDialogSummary(demo(), { force: true });
+  }
+});
+
+describe.skipIf(!HAVE_SHARED)('strategies on real dialogs, and schema validity of their outputs', () => {
+  const dialogs = shared('conformance', 'dialogs');
+
+  it.each(['001', '020'])('%s: micro clears exactly the older long results; the output validates', (n) => {
+    const dir = tempDir();
+    copyFileSync(join(dialogs, `${n}.ipynb`), join(dir, `${n}.ipynb`));
+    const input = readsIpynbBytes(readFileSync(join(dialogs, `${n}.ipynb`)), n);
+    const all = toolResults(input);
+    const clear = expectedCleared(all);
+    expect(clear.length).toBeGreaterThan(0);
+    const r = cli(['--strategy', 'micro', '--json', `${n}.ipynb`], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rec = JSON.parse(r.stdout);
+    expect(rec.note).toBe(`micro: ${clear.length} tool results cleared`);
+    expect(rec.micro).toEqual({ cleared: clear.map((i) => ({ messageId: all[i]!.messageId, tool: all[i]!.tool })), refused: [] });
+    const out = readNb(join(dir, `${n}-comp.ipynb`));
+    expect(schemaErrors(out.text)).toBe('');
+    expectMicroOutput(input, out.dialog, clear);
+    expect(rec.tokens.after).toEqual(measureDialog(out.dialog).tokens);
+  });
+
+  it('the demo dialog\'s summary and micro outputs validate against the nbformat schema', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    expect(cli(['--strategy', 'summary', '-o', 's.ipynb', 'demo.ipynb'], dir).code).toBe(0);
+    expect(cli(['--strategy', 'micro', '-o', 'm.ipynb', 'demo.ipynb'], dir).code).toBe(0);
+    for (const f of ['s.ipynb', 'm.ipynb']) expect(schemaErrors(readFileSync(join(dir, f), 'utf8'))).toBe('');
+  });
+
+  it('001: a forced summary keeps the recent cells byte for byte and validates', () => {
+    const dir = tempDir();
+    copyFileSync(join(dialogs, '001.ipynb'), join(dir, '001.ipynb'));
+    const input = readsIpynbBytes(readFileSync(join(dir, '001.ipynb')), '001');
+    const p = planDialogSummary(input, { force: true });
+    expect(p.wouldChange).toBe(true);
+    const r = cli(['--strategy', 'summary', '--json', '001.ipynb'], dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).summary).toEqual({ summarizer: 'dsl', replaced: p.replacedIds.length, ids: p.replacedIds });
+    const out = readNb(join(dir, '001-comp.ipynb'));
+    expect(schemaErrors(out.text)).toBe('');
+    const kept = input.messages.filter((m) => !p.replacedIds.includes(m.id)).map((m) => m.id);
+    expect(out.nb.cells.map((c) => c.id).filter((id) => kept.includes(id))).toEqual(kept);
+    expect(out.nb.cells.length).toBe(kept.length + 1);
   });
 });

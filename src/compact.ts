@@ -12,6 +12,7 @@ import { fitsToks, lenToks, truncToksMid } from './tokens.js';
 import { pyDumps, pyStrip } from './py.js';
 import { Dialog, Message, cloneJson } from './dialog.js';
 import type { ToolUsePart, ToolResultPart } from './model.js';
+import { DlgError, NotebookError } from './errors.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
@@ -37,6 +38,25 @@ interface Piece { cls: TokenClass; text: string }
 
 function emptyTokens(): ClassTokens {
   return { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 0 };
+}
+
+/**
+ * Run `f` for message `m` (index `i`) of dialog `d`, locating any library error it raises:
+ * a {@link DlgError} other than a `NotebookError` (a `BudgetError` from a code cell's fence, an
+ * `InvalidArgumentError` from malformed outputs) is rethrown as a `NotebookError` naming the
+ * dialog (`d.name`, `<string>` when unnamed), the cell (its id, or `#i` when the id was
+ * generated on reading and so is not in the file) and `field`, with the original error as
+ * `cause`. Other errors pass through unchanged.
+ */
+function atCell<T>(d: Dialog, m: Message, i: number, field: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof DlgError) || e instanceof NotebookError) throw e;
+    const err = new NotebookError(e.message, d.name || '<string>', m.idGenerated || !m.id ? i : m.id, field);
+    Object.defineProperty(err, 'cause', { value: e, enumerable: false, configurable: true, writable: true });
+    throw err;
+  }
 }
 
 /**
@@ -131,16 +151,19 @@ export function compactMessage(m: Message, policy?: Partial<Policy>): Message {
  * Compact every prompt of a dialog in place (the reference's `Dialog.compact`); the rest of
  * the notebook is untouched and the result still validates.
  * @returns the same dialog.
+ * @throws NotebookError naming `d.name` and the cell when a prompt cannot be rendered (the
+ *   underlying DlgError is its `cause`).
  */
 export function compactDialog(d: Dialog, policy?: Partial<Policy>): Dialog {
   const p = resolvePolicy(policy);
-  for (const m of d.messages) compactMessage(m, p);
+  d.messages.forEach((m, i) => atCell(d, m, i, 'source', () => compactMessage(m, p)));
   return d;
 }
 
-function codePieces(m: Message, p: Policy): Piece[] {
-  const out: Piece[] = [{ cls: 'code', text: `#_${m.id}` }, { cls: 'code', text: fencedCode(m.content, p.callToks) }];
-  const view = m.aiOutput;
+function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }): Piece[] {
+  const located = <T>(field: string, f: () => T): T => (at ? atCell(at.d, m, at.i, field, f) : f());
+  const out: Piece[] = [{ cls: 'code', text: `#_${m.id}` }, { cls: 'code', text: located('source', () => fencedCode(m.content, p.callToks)) }];
+  const view = located('outputs', () => m.aiOutput);
   if (view) out.push({ cls: 'results', text: compactResult(view, p.resultToks) });
   return out;
 }
@@ -158,16 +181,17 @@ export function compactCode(m: Message, policy?: Partial<Policy>): string {
 function flatTurns(d: Dialog, p: Policy): Piece[][] {
   const turns: Piece[][] = [];
   let cur: Piece[] = [];
-  for (const m of d.messages) {
+  for (let i = 0; i < d.messages.length; i++) {
+    const m = d.messages[i]!;
     if (m.skipped) continue;
     if (m.type === 'raw' && m.meta && Object.prototype.hasOwnProperty.call(m.meta, 'rec_kind')) continue;
     if (m.type === 'code') {
-      cur.push(...codePieces(m, p));
+      cur.push(...codePieces(m, p, { d, i }));
       continue;
     }
-    cur.push({ cls: 'user', text: compactText(m.content, '§', p.userToks) });
+    cur.push({ cls: 'user', text: atCell(d, m, i, 'source', () => compactText(m.content, '§', p.userToks)) });
     if (m.type === 'prompt') {
-      cur.push(...replyPieces(m.reply, p, '»'));
+      cur.push(...atCell(d, m, i, 'source', () => replyPieces(m.reply, p, '»')));
       turns.push(cur);
       cur = [];
     }
@@ -186,6 +210,11 @@ function joinTurns(turns: Piece[][]): string {
  * {@link compactCode}; notes, raws and prompt requests as `§` text under `userToks`; a
  * prompt's reply follows with `»`-marked prose, and each prompt closes a turn. Turns are
  * joined with `\n\n***\n\n`. The dialog is not modified.
+ * @throws NotebookError naming `d.name`, the cell (id, or `#index` for an id generated on
+ *   reading) and the field (`source` or `outputs`) when a cell cannot be rendered: a code
+ *   source under a `callToks` budget too small for the empty fence (the reference raises
+ *   there; `cause` is the BudgetError), or malformed outputs (`cause` is the
+ *   InvalidArgumentError of `aiOutput`).
  */
 export function dlg2compact(d: Dialog, policy?: Partial<Policy>): string {
   return joinTurns(flatTurns(d, resolvePolicy(policy)));
@@ -195,6 +224,7 @@ export function dlg2compact(d: Dialog, policy?: Partial<Policy>): string {
  * The flat document of {@link dlg2compact} together with its token counts (o200k_base) by
  * class; `total` is the token count of the whole document (separators included), so it is a
  * little more than the sum of the classes.
+ * @throws NotebookError as {@link dlg2compact}.
  */
 export function measureFlat(d: Dialog, policy?: Partial<Policy>): { text: string; tokens: ClassTokens } {
   const turns = flatTurns(d, resolvePolicy(policy));
@@ -229,15 +259,18 @@ export function flatNotebook(d: Dialog, policy?: Partial<Policy>, text?: string)
  * - `code`: code cell sources plus the AI view of their outputs;
  * - `total`: the sum of the classes.
  * A reply that is already a DSL rendering counts as assistant prose. Skipped cells count too.
+ * @throws NotebookError naming `d.name` and the cell (field `outputs`) when a code cell's
+ *   outputs are malformed (the InvalidArgumentError of `aiOutput` is its `cause`).
  */
 export function measureDialog(d: Dialog): TokenStats {
   const tokens = emptyTokens();
   let prompts = 0;
   let toolCalls = 0;
-  for (const m of d.messages) {
+  for (let i = 0; i < d.messages.length; i++) {
+    const m = d.messages[i]!;
     if (m.type === 'code') {
       tokens.code += lenToks(m.content);
-      const view = m.aiOutput;
+      const view = atCell(d, m, i, 'outputs', () => m.aiOutput);
       if (view) tokens.code += lenToks(view);
       continue;
     }

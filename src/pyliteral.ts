@@ -199,6 +199,8 @@ function isIdentStart(c: number): boolean {
 const EXPR_START_OPS = new Set(['(', '[', '{', '+', '-', '...']);
 const STR_PREFIXES = new Set(['', 'r', 'u', 'b', 'br', 'rb', 'f', 'fr', 'rf']);
 const VALID_IDENT = /^[\p{XID_Start}_][\p{XID_Continue}]*$/u;
+/** Longest name (UTF-16 units) checked for folding to `set`: 3 astral letters plus marks is far less. */
+const SET_FOLD_MAX = 32;
 
 const SIMPLE_ESCAPES: Record<string, number> = {
   '\\': 92,
@@ -770,7 +772,10 @@ class LiteralParser {
     }
     // `set()` (no arguments) is the one call ast.literal_eval allows; Python folds identifiers
     // with NFKC, so `ｓｅｔ()` counts too (after the identifier itself is checked as valid).
-    if (w === 'set' || (/[^\x00-\x7f]/.test(w) && VALID_IDENT.test(w) && w.normalize('NFKC') === 'set')) {
+    // Only a short name can fold to `set` (NFKC never folds several letters into one ASCII
+    // letter); the bound also keeps VALID_IDENT off giant names, on which V8's regex engine
+    // overflows its backtrack stack (a RangeError on 5 M CJK letters).
+    if (w === 'set' || (w.length <= SET_FOLD_MAX && /[^\x00-\x7f]/.test(w) && VALID_IDENT.test(w) && w.normalize('NFKC') === 'set')) {
       this.next();
       if (this.isOp('(')) {
         this.next();

@@ -7,7 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactReply } from '../src/compact.js';
+import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } from '../src/compact.js';
+import { aiOutput } from '../src/aioutput.js';
+import { BudgetError, DlgError, InvalidArgumentError, NotebookError } from '../src/errors.js';
+import { readsIpynb } from '../src/notebook.js';
 import { compactResult } from '../src/dsl.js';
 import { fmt2hist } from '../src/reply.js';
 import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens.js';
@@ -119,5 +122,126 @@ describe('reply parsing: hostile shapes stay linear', () => {
     expect(lines[2]).toBe(compactResult(b64, 35));
     expect(lines[3]).toBe('done');
     expect(lenToks(lines[2])).toBeLessThanOrEqual(35);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// notebooks whose cells read but cannot be rendered
+
+/** A notebook text with the given cells (JSON values). */
+function nbText(cells: unknown[]): string {
+  return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells });
+}
+const codeCell = (id: string | null, outputs: unknown[], source = 'print(1)') => ({ cell_type: 'code', id, metadata: {}, source, outputs, execution_count: null });
+
+/** The error `f` throws (fails when it returns). */
+function thrown(f: () => unknown): Error {
+  try {
+    f();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('rendering errors name the file, the cell and the field', () => {
+  // [case, output, the aiOutput message after "aiOutput: output 0"]
+  const badOutputs: Array<[string, unknown, string]> = [
+    ['a stream without a name', { output_type: 'stream', text: 'x' }, ': a stream needs a string "name"'],
+    ['a stream without text', { output_type: 'stream', name: 'stdout' }, ': a stream needs "text"'],
+    ['stream text that is a number', { output_type: 'stream', name: 'stdout', text: 5 }, ' "text": expected a string or a list of strings, got a number'],
+    ['an output that is not an object', 3, ': expected an object'],
+    ['data that is not an object', { output_type: 'execute_result', data: 5, metadata: {}, execution_count: 1 }, ': "data" must be an object'],
+    ['a traceback that is not a list', { output_type: 'error', ename: 'E', evalue: 'v', traceback: 'x' }, ': "traceback" must be a list of strings'],
+  ];
+
+  it.each(badOutputs)('%s: flat rendering and token counting throw NotebookError(file, cell id, outputs)', (_name, out, why) => {
+    const d = readsIpynb(nbText([{ cell_type: 'markdown', id: 'n1', metadata: {}, source: 'hi' }, codeCell('cellX', [out])]), 'bad.ipynb');
+    for (const f of [() => dlg2compact(d), () => measureFlat(d), () => measureDialog(d)]) {
+      const e = thrown(f);
+      expect(e).toBeInstanceOf(NotebookError);
+      expect(e.message).toBe(`bad.ipynb: cell cellX: outputs: aiOutput: output 0${why}`);
+      expect((e as NotebookError).file).toBe('bad.ipynb');
+      expect((e as NotebookError).cell).toBe('cellX');
+      expect((e as NotebookError).field).toBe('outputs');
+      expect(e.cause).toBeInstanceOf(InvalidArgumentError);
+    }
+  });
+
+  it('a cell whose id was generated on reading is named by its index', () => {
+    const d = readsIpynb(nbText([codeCell('a', []), codeCell(null, [{ output_type: 'stream', text: 'x' }])]), 'gen.ipynb');
+    const e = thrown(() => dlg2compact(d));
+    expect(e).toBeInstanceOf(NotebookError);
+    expect(e.message).toBe('gen.ipynb: cell #1: outputs: aiOutput: output 0: a stream needs a string "name"');
+  });
+
+  it('a duplicate id (renamed on reading) is named by its index', () => {
+    const d = readsIpynb(nbText([codeCell('a', []), codeCell('a', [3])]), 'dup.ipynb');
+    expect(thrown(() => dlg2compact(d)).message).toBe('dup.ipynb: cell #1: outputs: aiOutput: output 0: expected an object');
+  });
+
+  it('callToks below the empty fence: BudgetError located at the first code cell (SPEC §3 raises there)', () => {
+    const d = readsIpynb(nbText([{ cell_type: 'markdown', id: 'n1', metadata: {}, source: 'hi' }, codeCell('c1', [])]), 'b.ipynb');
+    for (const budget of [0, 3]) {
+      const e = thrown(() => dlg2compact(d, { callToks: budget }));
+      expect(e).toBeInstanceOf(NotebookError);
+      expect(e.message).toBe(`b.ipynb: cell c1: source: fencedCode: a budget of ${budget} tokens is too small for a fenced block (the empty fence needs 4)`);
+      expect(e.cause).toBeInstanceOf(BudgetError);
+    }
+    // 4 tokens hold the empty fence; the code is cut away entirely
+    expect(dlg2compact(d, { callToks: 4 })).toBe('§ hi §\n#_c1\n```python\n\n```');
+  });
+
+  it('budgets of 0 elsewhere render, they do not throw (SPEC §2: a cut to 0 tokens is empty)', () => {
+    const reply = 'Sure.\n\n```json {.tool}\n{"id": "t", "name": "f", "args": {"a": 1}, "result": "r"}\n```';
+    const d = readsIpynb(nbText([
+      { cell_type: 'markdown', id: 'p', metadata: { solveit_ai: true }, source: 'q' + '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n' + reply },
+      codeCell('c1', [{ output_type: 'stream', name: 'stdout', text: 'out' }]),
+    ]), 'z.ipynb');
+    expect(dlg2compact(d, { userToks: 0, asstToks: 0, callToks: 60, resultToks: 0 })).toBe('▶ f(a=1)\n\n***\n\n#_c1\n```python\nprint(1)\n```');
+    const c = compactDialog(d, { userToks: 0, asstToks: 0, callToks: 0, resultToks: 0 });
+    expect(c.messages[0].content).toBe('');
+    // SPEC §8: the reply's pieces (text, call, result, each cut to nothing) joined by newlines
+    expect(c.messages[0].reply).toBe('\n\n');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// AI view of outputs
+
+describe('aiOutput on extreme outputs', () => {
+  const result = (text: string) => [{ output_type: 'execute_result', data: { 'text/plain': text }, metadata: {}, execution_count: 1 }];
+
+  it('a 5 M-letter CJK name is not a literal and comes back as is (was a RangeError in the set() check)', () => {
+    const s = '中'.repeat(5_000_000);
+    expect(timed(3_000, () => aiOutput(result(s)))).toBe(s);
+  });
+
+  it('fullwidth ｓｅｔ() is still the empty set (Python folds names with NFKC)', () => {
+    expect(aiOutput(result('ｓｅｔ()'))).toBe('set()');
+    expect(aiOutput(result('𝐬𝐞𝐭()'))).toBe('set()');
+  });
+
+  it.each([
+    ['5 MB of progress-bar frames (\\r) on one line', 'progress 10%\r'.repeat(384_615) + 'done\n', 'done\n'],
+    ['2.5 M carriage returns without a newline', 'x\r'.repeat(2_500_000), 'x'],
+    ['unterminated ANSI escapes', '\x1b['.repeat(2_500_000), ''],
+  ])('stream: %s', (_name, text, want) => {
+    expect(timed(3_000, () => aiOutput([{ output_type: 'stream', name: 'stdout', text }]))).toBe(want);
+  });
+
+  it('5 MB of backspaces over astral characters', () => {
+    const text = '😀😀\b'.repeat(1_000_000);
+    expect(timed(3_000, () => aiOutput([{ output_type: 'stream', name: 'stdout', text }]))).toBe('😀'.repeat(1_000_000));
+  });
+
+  it.each([
+    ['100,000 nested lists', '['.repeat(100_000) + ']'.repeat(100_000)],
+    ['100,000 nested parentheses', '('.repeat(100_000) + '1' + ')'.repeat(100_000)],
+    ['a million unary minus signs', '-'.repeat(1_000_000) + '1'],
+  ])('%s: no stack overflow, the text is returned unchanged', (_name, text) => {
+    // Python's parser gives up on such nesting (RecursionError / "too many nested parentheses"),
+    // so literal_eval fails and the view is the text itself.
+    expect(timed(2_000, () => aiOutput(result(text)))).toBe(text);
   });
 });

@@ -44,7 +44,9 @@ import { httpSummarizer, type HttpSummarizerOptions } from './summarizer-http.js
 import {
   KEEP_RECENT_RATIO,
   buildCompactionSummaryPrompt,
+  checkSignal,
   planSummarySplit,
+  untilAborted,
   type SummaryMessage,
   type SummaryRefusal,
 } from './summary.js';
@@ -374,7 +376,9 @@ export interface DialogSummaryMeta {
  *   something to summarise).
  * - `sourcePath`: path of the full original, recorded in the note (metadata and a closing line).
  * - `maxRequestTokens`: request budget handed to the summariser (o200k_base tokens).
- * - `signal`: cancels the summariser's request.
+ * - `signal`: cancels the summariser's request; an aborted run is refused at once
+ *   (`summarizer-failed`, `error` = the signal's reason), even if the summariser ignores the
+ *   signal and never settles.
  */
 export interface SummarizeDialogOptions {
   maxTokens?: number;
@@ -438,6 +442,7 @@ function checkOptions(options: unknown, where: string): SummarizeDialogOptions {
   if (o.maxTokens === undefined && !o.force) {
     throw new InvalidArgumentError(`${where}: maxTokens is required (or pass force: true)`);
   }
+  checkSignal(o.signal, where);
   if (o.countTokens !== undefined && typeof o.countTokens !== 'function') {
     throw new InvalidArgumentError(`${where}: countTokens must be a function`);
   }
@@ -582,7 +587,7 @@ export async function summarizeDialog(
   if (!prep.ok) return refusal(prep, prep.reason!);
   let text: unknown;
   try {
-    text = await sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, signal: o.signal, sourcePath: o.sourcePath ?? null });
+    text = await untilAborted(() => sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, signal: o.signal, sourcePath: o.sourcePath ?? null }), o.signal);
   } catch (error) {
     return refusal(prep, 'summarizer-failed', { error });
   }

@@ -458,7 +458,10 @@ function hasText(m: Msg): boolean {
 export function compactChat(msgs: readonly Msg[], policy?: Partial<Policy>, opts: { lastN?: number } = {}): string {
   if (!Array.isArray(msgs)) throw new InvalidArgumentError('compactChat: msgs must be a list of messages');
   const pol = resolvePolicy(policy);
-  const lastN = checkBudget(opts?.lastN ?? 0, 'compactChat', 'lastN');
+  const lastN = opts?.lastN ?? 0;
+  if (typeof lastN !== 'number' || !Number.isSafeInteger(lastN) || lastN < 0) {
+    throw new InvalidArgumentError(`compactChat: lastN must be a non-negative integer count of prompts, got ${typeof lastN === 'number' ? String(lastN) : typeof lastN}`);
+  }
   msgs.forEach((m) => needMsg(m, 'compactChat'));
 
   const lifted = new Set<number>();

@@ -20,6 +20,7 @@
  */
 import { DlgError, InvalidArgumentError } from './errors.js';
 import { cpLen, cpSlice, pyDumps, pyRepr } from './py.js';
+import { checkSignal, untilAborted } from './summary.js';
 
 /** Tool results kept verbatim at the end (s06 `KEEP_RECENT`). */
 export const MICRO_KEEP_RECENT = 3;
@@ -88,7 +89,8 @@ export interface ToolResultEntry {
  *   eligible result (the reference's `[:-0]` slice would clear none; we take the evident
  *   meaning).
  * - `minChars`: results of at most this many code points are kept (integer >= 0, default 100).
- * - `preserveTools`: tools whose results are never cleared (default `['read_file']`).
+ * - `preserveTools`: tools whose results are never cleared (default `['read_file']`); a list or
+ *   set of names (a bare string is rejected: it would iterate as characters).
  */
 export interface MicroOptions {
   keepRecent?: number;
@@ -114,7 +116,12 @@ function resolveMicro(opts: MicroOptions | undefined, where: string): ResolvedMi
     throw new InvalidArgumentError(`${where}: minChars must be an integer >= 0, got ${String(minChars)}`);
   }
   const preserve = new Set<string>();
-  for (const t of o.preserveTools ?? PRESERVE_RESULT_TOOLS) {
+  const tools: unknown = o.preserveTools ?? PRESERVE_RESULT_TOOLS;
+  // A string is iterable too (by characters), which would preserve nothing the caller meant.
+  if (typeof tools === 'string' || tools === null || typeof tools !== 'object' || typeof (tools as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    throw new InvalidArgumentError(`${where}: preserveTools must be a list or set of tool names, got ${typeof tools === 'string' ? 'a string' : String(tools)}`);
+  }
+  for (const t of tools as Iterable<unknown>) {
     if (typeof t !== 'string') throw new InvalidArgumentError(`${where}: preserveTools must hold strings`);
     preserve.add(t);
   }
@@ -278,7 +285,7 @@ export function autoCompactPrompt(messages: readonly AnthropicMessage[], focus =
 export type TranscriptWriter = (dir: string, name: string, data: string) => Promise<string | null> | string | null;
 
 /** A summariser: gets the prompt, resolves to the summary text (may throw or reject). */
-export type TranscriptSummarizer = (prompt: string) => string | Promise<string>;
+export type TranscriptSummarizer = (prompt: string, signal?: AbortSignal) => string | Promise<string>;
 
 /** The transcript could not be saved; nothing was compacted. */
 export class TranscriptError extends DlgError {}
@@ -292,6 +299,8 @@ export class TranscriptError extends DlgError {}
  * - `now`: clock in milliseconds since the epoch (default `Date.now`); names use unix seconds.
  * - `force`: compact regardless of the threshold (the s06 manual `compact` tool).
  * - `focus`: what the summary should pay attention to (appended to the prompt).
+ * - `signal`: cancels the wait for the summariser (handed to it as its second argument); an
+ *   aborted run is refused (`summarizer-failed`) without waiting for the summariser.
  */
 export interface AutoCompactOptions {
   writeTranscript: TranscriptWriter;
@@ -301,6 +310,7 @@ export interface AutoCompactOptions {
   now?: () => number;
   force?: boolean;
   focus?: string;
+  signal?: AbortSignal;
 }
 
 /** Why {@link autoCompact} kept the original messages. */
@@ -360,6 +370,7 @@ export async function autoCompact(
   }
   if (typeof dir !== 'string') throw new InvalidArgumentError('autoCompact: transcriptDir must be a string');
   if (typeof focus !== 'string') throw new InvalidArgumentError('autoCompact: focus must be a string');
+  checkSignal(options.signal, 'autoCompact');
   const checked = (n: unknown): number => {
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
       throw new InvalidArgumentError(`autoCompact: countTokens must return a non-negative integer, got ${String(n)}`);
@@ -387,7 +398,8 @@ export async function autoCompact(
 
   let summary: unknown;
   try {
-    summary = await summarizer(autoCompactPrompt(messages, focus));
+    const prompt = autoCompactPrompt(messages, focus);
+    summary = await untilAborted(() => summarizer(prompt, options.signal), options.signal);
   } catch (error) {
     return { messages, compacted: false, reason: 'summarizer-failed', error, transcriptPath: path, tokensBefore: before };
   }

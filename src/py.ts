@@ -32,8 +32,10 @@ const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 /**
  * Python `len(s)`: the number of code points in `s` (a surrogate pair counts 1, a lone
  * surrogate 1). Linear; O(1) extra work when `s` has no surrogates.
+ * @throws InvalidArgumentError when `s` is not a string (a number or object gave `undefined`).
  */
 export function cpLen(s: string): number {
+  if (typeof s !== 'string') throw new InvalidArgumentError(`cpLen: expected a string, got ${s === null ? 'null' : typeof s}`);
   if (!SURROGATE.test(s)) return s.length;
   let pairs = 0;
   PAIR.lastIndex = 0;

@@ -394,8 +394,46 @@ export function applyCompactionSummary(
   return [...head, summary, ...rest];
 }
 
-/** A summariser: gets a prompt, resolves to the summary text (may throw or reject). */
-export type Summarizer = (prompt: string) => string | Promise<string>;
+/**
+ * A summariser: gets a prompt, resolves to the summary text (may throw or reject). The
+ * caller's abort signal, when one was given, comes second (honouring it is optional: an
+ * aborted run is refused whether or not the summariser stops).
+ */
+export type Summarizer = (prompt: string, signal?: AbortSignal) => string | Promise<string>;
+
+/**
+ * Check an optional abort signal option (`undefined`/`null`, or an object with a boolean
+ * `aborted` and `addEventListener`, as `AbortSignal` has).
+ * @throws InvalidArgumentError naming `where` otherwise.
+ */
+export function checkSignal(signal: unknown, where: string): void {
+  if (signal === undefined || signal === null) return;
+  const s = signal as Partial<AbortSignal>;
+  if (typeof s !== 'object' || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function') {
+    throw new InvalidArgumentError(`${where}: signal must be an AbortSignal`);
+  }
+}
+
+/**
+ * Call `work` and wait for its result, unless `signal` aborts first: then reject at once with
+ * the signal's reason (an `AbortError` DOMException by default; a `TimeoutError` for
+ * `AbortSignal.timeout`), without waiting for `work` (a summariser that never settles cannot
+ * hang the caller). An already aborted signal rejects without calling `work`. Without a
+ * signal this is `await work()`. Used by every strategy that waits on a summariser; check
+ * the signal first with {@link checkSignal}.
+ */
+export function untilAborted<T>(work: () => T | Promise<T>, signal?: AbortSignal | null): Promise<T> {
+  if (signal === undefined || signal === null) return Promise.resolve().then(work);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve()
+      .then(work)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 /** Why {@link summarizeCompaction} kept the original messages. */
 export type SummaryRefusal = 'not-needed' | 'summarizer-failed' | 'empty-summary' | 'not-shrinking';
@@ -419,17 +457,21 @@ export interface SummarizeResult {
  * without the threshold test), {@link buildCompactionSummaryPrompt} over the head, the
  * summariser, then {@link applyCompactionSummary}. History is never replaced by a failed
  * (thrown/rejected), empty (blank after trim) or non-shrinking (counter total not strictly
- * smaller) summary: the input list comes back with a `reason` instead.
- * @param options {@link CompactionOptions} plus `force` (manual compaction).
+ * smaller) summary: the input list comes back with a `reason` instead. When `signal` aborts
+ * before the summariser settles, the run is refused at once (`summarizer-failed`, `error` =
+ * the signal's reason) without waiting for the summariser.
+ * @param options {@link CompactionOptions} plus `force` (manual compaction) and `signal`
+ *   (cancels the wait; handed to the summariser as its second argument).
  * @throws InvalidArgumentError on malformed messages or options (never for summariser faults).
  */
 export async function summarizeCompaction(
   messages: readonly SummaryMessage[],
   summarizer: Summarizer,
-  options: CompactionOptions & { force?: boolean },
+  options: CompactionOptions & { force?: boolean; signal?: AbortSignal },
 ): Promise<SummarizeResult> {
   checkList(messages, 'summarizeCompaction');
   if (typeof summarizer !== 'function') throw new InvalidArgumentError('summarizeCompaction: summarizer must be a function');
+  checkSignal(options.signal, 'summarizeCompaction');
   const count = options.countTokens ?? estimateMessageTokens;
   const plan = planSummarySplit(messages, {
     maxTokens: options.maxTokens,
@@ -446,7 +488,8 @@ export async function summarizeCompaction(
   const keep = plan.keep.map((i) => messages[i]!);
   let text: string;
   try {
-    text = await summarizer(buildCompactionSummaryPrompt(head));
+    const prompt = buildCompactionSummaryPrompt(head);
+    text = await untilAborted(() => summarizer(prompt, options.signal), options.signal);
   } catch (error) {
     return { messages, compacted: false, reason: 'summarizer-failed', error, tokensBefore: before };
   }

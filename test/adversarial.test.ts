@@ -11,9 +11,24 @@ import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } 
 import { aiOutput } from '../src/aioutput.js';
 import { BudgetError, DlgError, InvalidArgumentError, NotebookError } from '../src/errors.js';
 import { readsIpynb } from '../src/notebook.js';
+import { Dialog } from '../src/dialog.js';
+import { compactChat } from '../src/dsl.js';
+import { autoCompact, microCompact } from '../src/micro.js';
+import { cpLen } from '../src/py.js';
+import { summarizeCompaction, type SummaryMessage } from '../src/summary.js';
+import { summarizeDialog } from '../src/dialog-summary.js';
 import { compactResult } from '../src/dsl.js';
 import { fmt2hist } from '../src/reply.js';
 import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens.js';
+
+/** Await `f()`, assert it took less than `ms` milliseconds, return its value. */
+async function timedAsync<T>(ms: number, f: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const v = await f();
+  const dt = performance.now() - t0;
+  expect(dt, `took ${dt.toFixed(0)} ms`).toBeLessThan(ms);
+  return v;
+}
 
 /** Run `f`, assert it took less than `ms` milliseconds, return its value. */
 function timed<T>(ms: number, f: () => T): T {
@@ -243,5 +258,134 @@ describe('aiOutput on extreme outputs', () => {
     // Python's parser gives up on such nesting (RecursionError / "too many nested parentheses"),
     // so literal_eval fails and the view is the text itself.
     expect(timed(2_000, () => aiOutput(result(text)))).toBe(text);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// API misuse
+
+describe('API misuse gets typed errors, not silent results', () => {
+  it.each([[5], [null], [undefined], [{}], [[]], [new String('x')]])('cpLen(%j) -> InvalidArgumentError (was undefined / a raw TypeError)', (v) => {
+    expect(() => cpLen(v as unknown as string)).toThrow(InvalidArgumentError);
+    expect(() => cpLen(v as unknown as string)).toThrow(/^cpLen: expected a string, got /);
+  });
+
+  it('microCompact: preserveTools as a bare string is rejected (it iterated as characters and preserved nothing)', () => {
+    const msgs = [];
+    for (let i = 0; i < 5; i++) {
+      msgs.push({ role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'read_file', input: {} }] });
+      msgs.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `u${i}`, content: 'y'.repeat(200) }] });
+    }
+    expect(() => microCompact(msgs, { preserveTools: 'read_file' as unknown as string[] })).toThrow(
+      new InvalidArgumentError('microCompact: preserveTools must be a list or set of tool names, got a string'),
+    );
+    expect(() => microCompact(msgs, { preserveTools: 5 as unknown as string[] })).toThrow(
+      new InvalidArgumentError('microCompact: preserveTools must be a list or set of tool names, got 5'),
+    );
+    // the list form keeps every read_file result
+    expect(microCompact(msgs, { preserveTools: ['read_file'] })).toEqual(msgs);
+  });
+
+  it('compactChat: lastN is a count of prompts, and says so', () => {
+    for (const bad of [-1, 1.5, NaN, '2']) {
+      expect(() => compactChat([], undefined, { lastN: bad as number })).toThrow(InvalidArgumentError);
+      expect(() => compactChat([], undefined, { lastN: bad as number })).toThrow(/^compactChat: lastN must be a non-negative integer count of prompts, got /);
+    }
+  });
+
+  it('a reply tool call with a non-string command fails the cell with its location (the reference raises there too)', () => {
+    const reply = '```json {.tool}\n{"id": "t", "name": "Bash", "args": {"command": ["ls", "-la"]}, "result": "a"}\n```';
+    const d = readsIpynb(nbText([{ cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'list\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n' + reply }]), 'r.ipynb');
+    const want = 'r.ipynb: cell p1: source: compactCall: argument "command" of tool "Bash" must be a string, got object';
+    expect(thrown(() => dlg2compact(d)).message).toBe(want);
+    const e = thrown(() => compactDialog(d));
+    expect(e).toBeInstanceOf(NotebookError);
+    expect(e.message).toBe(want);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// summarisers that misbehave
+
+describe('summarisers that throw, return garbage or never settle', () => {
+  const mkDialog = (): Dialog => {
+    const d = new Dialog([], { name: 'x.ipynb' });
+    for (let i = 0; i < 8; i++) d.mkMessage(`message number ${i} ` + 'words '.repeat(50), { type: 'note' });
+    return d;
+  };
+  const never = () => new Promise<string>(() => {});
+
+  it.each([
+    ['throws', () => { throw new Error('boom'); }, 'summarizer-failed'],
+    ['rejects', async () => { throw new TypeError('boom'); }, 'summarizer-failed'],
+    ['returns a number', () => 42, 'empty-summary'],
+    ['returns null', () => null, 'empty-summary'],
+    ['returns a String object', () => new String('summary'), 'empty-summary'],
+    ['returns only white space', () => ' \n\t\u3000', 'empty-summary'],
+    ['returns a huge string', () => 'x '.repeat(2_500_000), 'not-shrinking'],
+    ['returns the reply separator', () => 'a\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\nb', 'invalid-summary'],
+  ])('summarizeDialog: a summariser that %s is refused and the dialog is untouched', async (_name, summ, reason) => {
+    const d = mkDialog();
+    const before = d.messages.slice();
+    const r = await summarizeDialog(d, summ as unknown as () => string, { force: true });
+    expect(r.changed).toBe(false);
+    expect(r.reason).toBe(reason);
+    expect(d.messages).toEqual(before);
+  });
+
+  it('summarizeDialog: a summariser that never settles is abandoned when the signal aborts (it used to hang)', async () => {
+    const d = mkDialog();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const r = await timedAsync(2_000, () => summarizeDialog(d, never, { force: true, signal: ac.signal }));
+    expect(r.changed).toBe(false);
+    expect(r.reason).toBe('summarizer-failed');
+    expect((r.error as Error).name).toBe('AbortError');
+    expect(d.messages).toHaveLength(8);
+  });
+
+  it('summarizeDialog: AbortSignal.timeout gives a TimeoutError refusal', async () => {
+    const r = await timedAsync(2_000, () => summarizeDialog(mkDialog(), never, { force: true, signal: AbortSignal.timeout(50) }));
+    expect(r.reason).toBe('summarizer-failed');
+    expect((r.error as Error).name).toBe('TimeoutError');
+  });
+
+  it('summarizeDialog: an already aborted signal refuses without calling the summariser (it used to compact)', async () => {
+    const d = mkDialog();
+    let called = false;
+    const r = await summarizeDialog(d, () => ((called = true), 'short'), { force: true, signal: AbortSignal.abort() });
+    expect(r.changed).toBe(false);
+    expect(r.reason).toBe('summarizer-failed');
+    expect(called).toBe(false);
+    expect(d.messages).toHaveLength(8);
+  });
+
+  it('summarizeDialog: a signal that is not an AbortSignal is an argument error', async () => {
+    await expect(summarizeDialog(mkDialog(), () => 'x', { force: true, signal: {} as AbortSignal })).rejects.toThrow(
+      new InvalidArgumentError('summarizeDialog: signal must be an AbortSignal'),
+    );
+  });
+
+  it('summarizeCompaction and autoCompact: abandoned on abort too, and they hand the signal on', async () => {
+    const msgs: SummaryMessage[] = Array.from({ length: 8 }, (_, i) => ({ id: `m${i}`, type: i % 2 ? 'bot' : 'user', text: 'words '.repeat(50) }));
+    let seen: AbortSignal | undefined;
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const r = await timedAsync(2_000, () =>
+      summarizeCompaction(msgs, (_p, signal) => ((seen = signal), never()), { maxTokens: 10, force: true, signal: ac.signal }),
+    );
+    expect(r.compacted).toBe(false);
+    expect(r.reason).toBe('summarizer-failed');
+    expect(r.messages).toBe(msgs);
+    expect(seen).toBe(ac.signal);
+
+    const transcript = [{ role: 'user', content: 'hello '.repeat(100) }];
+    const r2 = await timedAsync(2_000, () =>
+      autoCompact(transcript, never, { writeTranscript: () => 't.jsonl', force: true, signal: AbortSignal.timeout(50) }),
+    );
+    expect(r2.compacted).toBe(false);
+    expect(r2.reason).toBe('summarizer-failed');
+    expect(r2.transcriptPath).toBe('t.jsonl');
+    expect(r2.messages).toBe(transcript);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } from '../src/compact.js';
 import { aiOutput } from '../src/aioutput.js';
 import { BudgetError, DlgError, InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { readsIpynb } from '../src/notebook.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
 import { Dialog } from '../src/dialog.js';
 import { compactChat } from '../src/dsl.js';
 import { autoCompact, microCompact } from '../src/micro.js';
@@ -388,4 +388,56 @@ describe('summarisers that throw, return garbage or never settle', () => {
     expect(r2.transcriptPath).toBe('t.jsonl');
     expect(r2.messages).toBe(transcript);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// hostile dialogs end to end
+
+describe('hostile dialogs: compact in place, write, read back', () => {
+  const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+  const block = (id: string, name: string, args: unknown, result: unknown) => '```json {.tool}\n' + JSON.stringify({ id, name, args, result }, null, 2) + '\n```';
+  const legacy = (id: string, fn: string, args: unknown, close: boolean) =>
+    `<details class='tool-usage-details'>\n<summary>${fn}()</summary>\n\n\`\`\`json\n${JSON.stringify({ id, call: { function: fn, arguments: args }, result: 'r' })}\n\`\`\`\n\n${close ? '</details>' : ''}`;
+  // Pieces of replies, sources and stream text: line breaks of every kind, fences, markers,
+  // sigils, control and non-characters, current/legacy/broken tool blocks, the separator.
+  const PIECES = ['\n', '\r\n', '\r', 'text', 'é', '𝍁', '\u2028', '\u0085', '\ufeff', '\ud800', '\x00', '\x1b[31m', '```', '````', '```python\n',
+    '`````result\n', 'x\n`````\n', SEP, ' … ', '> ', '▶ f()', '! ls', '»', '§', '¶', '<!--think_start-->', '<!--think_end-->',
+    '```json {.usage}\n{"a":1}\n```', '<warn>', '</warn>', "'", '"', '\\',
+    block('a1', 'f', { x: 1 }, 'res'), block('a2', 'Bash', { command: 'ls\n-la' }, 'out\nput'), block('a3', 'py', { code: 'print(1)' }, '1'),
+    block('', 'f', {}, 'r'), block('a1', 'f', {}, { k: [1, 2.0] }), legacy('l1', 'g', { a: 'b' }, true), legacy('l2', 'g', {}, false),
+    '```json {.tool}\n[1]\n```', '```json {.tool}\n{bad\n```',
+    '::: {.details .tool-usage-details}\n## s\n```json\n{"id":"d1","call":{"function":"h","arguments":{}},"result":"q"}\n```\n:::'];
+  const text = fc
+    .tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), fc.constantFrom('\n', '\n\n'))
+    .map(([a, join]) => a.join(join));
+  const cell = fc.record({ t: fc.constantFrom('prompt', 'code', 'note', 'raw'), a: text, b: text });
+  // Known gaps (reported), left out of the idempotency check: prose split by a DROPPED block
+  // (id-less or server call) renders as two cut pieces joined by a newline, which a second
+  // pass reads as one text and cuts again; and a think span hiding an unclosed fence keeps a
+  // legacy envelope after it unconverted on the first pass (convTools runs before think spans
+  // are removed), so the second pass converts it.
+  const ID_LESS = block('', 'f', {}, 'r');
+  const keepsBlocks = (cells: Array<{ a: string; b: string }>): boolean =>
+    cells.every((c) => !c.b.includes(ID_LESS) && !c.b.includes('<!--think_start-->'));
+
+  it('every compacted dialog validates, keeps ids and types, and compacting again changes nothing', () => {
+    fc.assert(
+      fc.property(fc.array(cell, { maxLength: 6 }), (cells) => {
+        const nbCells = cells.map((c, i) => {
+          const id = `c${i}`;
+          const clean = c.a.split(SEP).join('');
+          if (c.t === 'prompt') return { cell_type: 'markdown', id, metadata: { solveit_ai: true }, source: clean + SEP + c.b };
+          if (c.t === 'code') return { cell_type: 'code', id, metadata: {}, source: c.a, outputs: [{ output_type: 'stream', name: 'stdout', text: c.b }], execution_count: null };
+          return { cell_type: c.t === 'note' ? 'markdown' : 'raw', id, metadata: {}, source: clean };
+        });
+        const d = readsIpynb(nbText(nbCells), 'h.ipynb');
+        expect(typeof dlg2compact(d)).toBe('string');
+        const once = dumpsIpynb(compactDialog(d));
+        const back = readsIpynb(once, 'h2.ipynb');
+        expect(back.messages.map((m) => [m.id, m.type])).toEqual(nbCells.map((c, i) => [`c${i}`, cells[i]!.t]));
+        if (keepsBlocks(cells)) expect(dumpsIpynb(compactDialog(back))).toBe(once);
+      }),
+      { numRuns: Number(process.env.BREAKER_RUNS ?? 600), seed: Number(process.env.BREAKER_SEED ?? 20240601) },
+    );
+  }, 60_000);
 });

@@ -10,8 +10,15 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import type { Dialog } from './dialog.js';
-import { DlgError, NotebookError } from './errors.js';
+import { DlgError, InvalidArgumentError, NotebookError } from './errors.js';
 import { dumpsIpynb, readsIpynbBytes, type ReadOptions, type WriteOptions } from './notebook.js';
+
+/** Reject a path that is not a non-empty string (Node's own message for `null` named no file). */
+function checkPath(path: unknown, fn: string): asserts path is string {
+  if (typeof path !== 'string' || path === '') {
+    throw new InvalidArgumentError(`${fn}: path must be a non-empty string, got ${path === '' ? 'an empty string' : path === null ? 'null' : typeof path}`);
+  }
+}
 
 function ioError(what: string, path: string, e: unknown): NotebookError {
   if (e instanceof DlgError) return e as NotebookError;
@@ -27,9 +34,11 @@ function ioError(what: string, path: string, e: unknown): NotebookError {
  * @param path file path.
  * @param opts `newId`: id source for cells that need a fresh id (see `readsIpynb`).
  * @throws NotebookError naming `path` if the file cannot be read (missing, a directory, no
- *   permission) or is not a valid notebook (see `readsIpynbBytes`).
+ *   permission) or is not a valid notebook (see `readsIpynbBytes`); InvalidArgumentError
+ *   when `path` is not a non-empty string.
  */
 export async function readIpynb(path: string, opts: ReadOptions = {}): Promise<Dialog> {
+  checkPath(path, 'readIpynb');
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -41,6 +50,7 @@ export async function readIpynb(path: string, opts: ReadOptions = {}): Promise<D
 
 /** Synchronous {@link readIpynb}. */
 export function readIpynbSync(path: string, opts: ReadOptions = {}): Dialog {
+  checkPath(path, 'readIpynbSync');
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
@@ -56,9 +66,11 @@ export function readIpynbSync(path: string, opts: ReadOptions = {}): Dialog {
  * atomically: to a temporary file in the same directory, then renamed over `path`
  * (write-file-atomic; an existing file's mode is kept), so readers never see a partial file.
  * @returns the notebook text (a JS string ending with `"\n"`), in both cases.
- * @throws NotebookError from validation, or naming `path` when writing fails.
+ * @throws NotebookError from validation, or naming `path` when writing fails;
+ *   InvalidArgumentError when `path` is given but is not a non-empty string.
  */
 export async function writeIpynb(dialog: Dialog, path?: string, opts: WriteOptions = {}): Promise<string> {
+  if (path !== undefined) checkPath(path, 'writeIpynb');
   const text = dumpsIpynb(dialog, opts);
   if (path !== undefined) {
     try {
@@ -72,6 +84,7 @@ export async function writeIpynb(dialog: Dialog, path?: string, opts: WriteOptio
 
 /** Synchronous {@link writeIpynb}. */
 export function writeIpynbSync(dialog: Dialog, path?: string, opts: WriteOptions = {}): string {
+  if (path !== undefined) checkPath(path, 'writeIpynbSync');
   const text = dumpsIpynb(dialog, opts);
   if (path !== undefined) {
     try {

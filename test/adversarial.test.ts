@@ -5,6 +5,9 @@
  * generous limits: these guard against quadratic or catastrophic behaviour, not speed).
  * Expected values are derived from the SPEC rules and checked with Python 3.11 where noted.
  */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } from '../src/compact.js';
@@ -12,6 +15,7 @@ import { aiOutput } from '../src/aioutput.js';
 import { BudgetError, DlgError, InvalidArgumentError, NotebookError } from '../src/errors.js';
 import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
 import { Dialog } from '../src/dialog.js';
+import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/io.js';
 import { compactChat } from '../src/dsl.js';
 import { autoCompact, microCompact } from '../src/micro.js';
 import { cpLen } from '../src/py.js';
@@ -440,4 +444,71 @@ describe('hostile dialogs: compact in place, write, read back', () => {
       { numRuns: Number(process.env.BREAKER_RUNS ?? 600), seed: Number(process.env.BREAKER_SEED ?? 20240601) },
     );
   }, 60_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// file I/O
+
+describe('file I/O: reading never writes, a failed write leaves nothing behind', () => {
+  const GOOD = nbText([
+    { cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'q\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\nr' },
+    codeCell('c1', []),
+  ]);
+  let dir = '';
+  const fresh = (): string => {
+    dir = mkdtempSync(join(tmpdir(), 'dlg-adv-io-'));
+    writeFileSync(join(dir, 'a.ipynb'), GOOD);
+    mkdirSync(join(dir, 'd.ipynb'));
+    return dir;
+  };
+
+  it('reading leaves the file byte for byte and its mtime as it was', async () => {
+    const d = fresh();
+    const p = join(d, 'a.ipynb');
+    const before = statSync(p).mtimeMs;
+    expect((await readIpynb(p)).messages.map((m) => m.id)).toEqual(['p1', 'c1']);
+    expect(readIpynbSync(p).messages).toHaveLength(2);
+    expect(readFileSync(p, 'utf8')).toBe(GOOD);
+    expect(statSync(p).mtimeMs).toBe(before);
+    rmSync(d, { recursive: true });
+  });
+
+  it('a directory, a missing file: NotebookError naming the path', async () => {
+    const d = fresh();
+    for (const name of ['d.ipynb', 'missing.ipynb']) {
+      const p = join(d, name);
+      await expect(readIpynb(p)).rejects.toThrow(NotebookError);
+      await expect(readIpynb(p)).rejects.toThrow(`${p}: cannot read: `);
+      expect(() => readIpynbSync(p)).toThrow(`${p}: cannot read: `);
+    }
+    rmSync(d, { recursive: true });
+  });
+
+  it.each([[null], [undefined], [5], ['']])('path %j: InvalidArgumentError (Node said "Received null" and named no file)', async (p) => {
+    await expect(readIpynb(p as string)).rejects.toThrow(InvalidArgumentError);
+    expect(() => readIpynbSync(p as string)).toThrow(/^readIpynbSync: path must be a non-empty string, got /);
+  });
+
+  it('an invalid dialog is not written: the target keeps its bytes, no temporary file is left', async () => {
+    const d = fresh();
+    const dlg = readIpynbSync(join(d, 'a.ipynb'));
+    dlg.messages[1]!.id = 'bad id';
+    writeFileSync(join(d, 'out.ipynb'), 'ORIGINAL');
+    await expect(writeIpynb(dlg, join(d, 'out.ipynb'))).rejects.toThrow('cell #1: id: invalid cell id "bad id"');
+    expect(() => writeIpynbSync(dlg, join(d, 'out.ipynb'))).toThrow(NotebookError);
+    expect(readFileSync(join(d, 'out.ipynb'), 'utf8')).toBe('ORIGINAL');
+    expect(readdirSync(d).sort()).toEqual(['a.ipynb', 'd.ipynb', 'out.ipynb']);
+    rmSync(d, { recursive: true });
+  });
+
+  it('writing into a missing directory or over a directory fails naming the path, leaving no temporary file', async () => {
+    const d = fresh();
+    const dlg = readIpynbSync(join(d, 'a.ipynb'));
+    await expect(writeIpynb(dlg, join(d, 'no', 'such', 'x.ipynb'))).rejects.toThrow(`${join(d, 'no', 'such', 'x.ipynb')}: cannot write: `);
+    await expect(writeIpynb(dlg, join(d, 'd.ipynb'))).rejects.toThrow(`${join(d, 'd.ipynb')}: cannot write: `);
+    expect(() => writeIpynbSync(dlg, join(d, 'd.ipynb'))).toThrow(NotebookError);
+    expect(readdirSync(d).sort()).toEqual(['a.ipynb', 'd.ipynb']);
+    expect(readdirSync(join(d, 'd.ipynb'))).toEqual([]);
+    rmSync(d, { recursive: true });
+  });
 });

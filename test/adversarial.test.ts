@@ -19,6 +19,7 @@ import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/io.
 import { compactChat } from '../src/dsl.js';
 import { autoCompact, microCompact } from '../src/micro.js';
 import { cpLen } from '../src/py.js';
+import { microCompactDialog } from '../src/dialog-micro.js';
 import { summarizeCompaction, type SummaryMessage } from '../src/summary.js';
 import { summarizeDialog } from '../src/dialog-summary.js';
 import { compactResult } from '../src/dsl.js';
@@ -511,4 +512,57 @@ describe('file I/O: reading never writes, a failed write leaves nothing behind',
     expect(readdirSync(join(d, 'd.ipynb'))).toEqual([]);
     rmSync(d, { recursive: true });
   });
+});
+
+describe('dialog micro-compaction over hostile replies', () => {
+  const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+  const R = 'long result '.repeat(20);
+  const block = (id: string, name: string, args: unknown, result: unknown, indent?: number, extra: Record<string, unknown> = {}) =>
+    '```json {.tool}\n' + JSON.stringify({ id, name, args, result, ...extra }, null, indent) + '\n```';
+  const legacy = (id: string, fn: string, result: unknown, close = true, indent?: number) =>
+    `<details class='tool-usage-details'>\n<summary>${fn}()</summary>\n\n\`\`\`json\n${JSON.stringify({ id, call: { function: fn, arguments: { a: 1 } }, result }, null, indent)}\n\`\`\`\n\n${close ? '</details>' : ''}`;
+  // Blocks in every layout (indents 1/2/4 and none, ASCII escapes via a lone surrogate), server
+  // and id-less blocks, non-string and placeholder results, duplicate keys, legacy envelopes
+  // (closed, unclosed, pandoc div), mixed with fences, think spans and usage blocks.
+  const PIECES = ['text', '\n', '\r\n', 'é\u2028', '```', '````', '<!--think_start-->x<!--think_end-->', '```json {.usage}\n{}\n```',
+    block('a1', 'f', { x: 1 }, R, 2), block('a2', 'Bash', { command: 'ls' }, R + '\u00e9\ud800'), block('a3', 'read_file', {}, R, 2),
+    block('a4', 'f', {}, { k: R }, 1), block('a5', 'f', {}, R, 2, { server: true }), block('', 'f', {}, R, 2),
+    block('a6', 'f', {}, 12345678901234567890, 2), block('a7', 'f', {}, '[Previous: used f]', 2), block('a8', 'f', {}, R, 4),
+    '```json {.tool}\n{"id": "a9", "name": "f", "args": {}, "result": "' + R + '", "result": "dup"}\n```',
+    legacy('l1', 'g', R), legacy('l2', 'g', R, false), legacy('l3', 'g', { r: [R] }, true, 2),
+    '::: {.details .tool-usage-details}\n## s\n```json\n{"id":"d1","call":{"function":"h","arguments":{}},"result":"' + R + '"}\n```\n:::'];
+  const reply = fc.tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }), fc.constantFrom('\n', '\n\n', '')).map(([a, j]) => a.join(j));
+
+  it('clears only results (to the placeholder), keeps every call, text run and id, survives a write and read; a second run clears nothing', () => {
+    fc.assert(
+      fc.property(fc.array(reply, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 4 }), (replies, keepRecent) => {
+        const cells = replies.map((r, i) => ({ cell_type: 'markdown', id: `p${i}`, metadata: { solveit_ai: true }, source: 'q' + SEP + r }));
+        const d = readsIpynb(nbText(cells), 'm.ipynb');
+        const before = d.messages.map((m) => fmt2hist(m.reply));
+        // A block that only exists once think spans are removed (its closing fence shares a
+        // line with one) cannot be located in the raw reply: that reply is refused, unchanged.
+        const refused = new Set(microCompactDialog(d, { keepRecent }).refused.map((r) => r.messageId));
+        d.messages.forEach((m, i) => {
+          if (refused.has(m.id)) expect(m.reply).toBe(replies[i]);
+        });
+        const back = readsIpynb(dumpsIpynb(d), 'm2.ipynb');
+        back.messages.forEach((m, i) => {
+          const was = before[i]!;
+          const now = fmt2hist(m.reply);
+          expect(now.map((x) => x.role)).toEqual(was.map((x) => x.role));
+          now.forEach((msg, j) =>
+            msg.content.forEach((p, k) => {
+              const q = was[j]!.content[k]!;
+              if (p.type === 'tool_result' && q.type === 'tool_result') {
+                expect(p.id).toBe(q.id);
+                if (p.text !== q.text) expect(p.text).toMatch(/^\[Previous: used .*\]$/);
+              } else expect(p).toEqual(q);
+            }),
+          );
+        });
+        expect(microCompactDialog(back, { keepRecent }).cleared).toEqual([]);
+      }),
+      { numRuns: Number(process.env.BREAKER_RUNS ?? 300), seed: Number(process.env.BREAKER_SEED ?? 20240601) },
+    );
+  }, 120_000);
 });

@@ -10,7 +10,7 @@ import { joinCompacts } from './continuation.js';
 import { fmt2hist } from './reply.js';
 import { fitsToks, lenToks, truncToksMid } from './tokens.js';
 import { pyDumps, pyStrip } from './py.js';
-import { Dialog, Message, cloneJson } from './dialog.js';
+import { CELL_ID_RE, Dialog, Message, cloneJson } from './dialog.js';
 import type { ToolUsePart, ToolResultPart } from './model.js';
 import { DlgError, NotebookError } from './errors.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -45,15 +45,18 @@ function emptyTokens(): ClassTokens {
  * a {@link DlgError} other than a `NotebookError` (a `BudgetError` from a code cell's fence, an
  * `InvalidArgumentError` from malformed outputs) is rethrown as a `NotebookError` naming the
  * dialog (`d.name`, `<string>` when unnamed), the cell (its id, or `#i` when the id was
- * generated on reading and so is not in the file) and `field`, with the original error as
- * `cause`. Other errors pass through unchanged.
+ * generated on reading and so is not in the file, or is not a valid cell id) and `field`,
+ * with the original error as `cause`. Other errors pass through unchanged.
  */
 function atCell<T>(d: Dialog, m: Message, i: number, field: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
     if (!(e instanceof DlgError) || e instanceof NotebookError) throw e;
-    const err = new NotebookError(e.message, d.name || '<string>', m.idGenerated || !m.id ? i : m.id, field);
+    // An id that is not in the file (generated on reading) or not a valid id (it may hold
+    // control characters, which would reach the terminal raw) is named by the cell's index.
+    const cell = m.idGenerated || !CELL_ID_RE.test(m.id) ? i : m.id;
+    const err = new NotebookError(e.message, d.name || '<string>', cell, field);
     Object.defineProperty(err, 'cause', { value: e, enumerable: false, configurable: true, writable: true });
     throw err;
   }

@@ -195,6 +195,11 @@ describe('rendering errors name the file, the cell and the field', () => {
     expect(e.message).toBe('gen.ipynb: cell #1: outputs: aiOutput: output 0: a stream needs a string "name"');
   });
 
+  it('an invalid id (control characters, spaces) is named by its index, never printed raw', () => {
+    const d = readsIpynb(nbText([codeCell('ok', []), codeCell('\u001b[2J x', [3])]), 'esc.ipynb');
+    expect(thrown(() => dlg2compact(d)).message).toBe('esc.ipynb: cell #1: outputs: aiOutput: output 0: expected an object');
+  });
+
   it('a duplicate id (renamed on reading) is named by its index', () => {
     const d = readsIpynb(nbText([codeCell('a', []), codeCell('a', [3])]), 'dup.ipynb');
     expect(thrown(() => dlg2compact(d)).message).toBe('dup.ipynb: cell #1: outputs: aiOutput: output 0: expected an object');

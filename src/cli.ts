@@ -34,9 +34,9 @@
  */
 import { createHash } from 'node:crypto';
 import { realpathSync, readFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Command, CommanderError, InvalidArgumentError as OptionValueError, Option } from 'commander';
@@ -122,6 +122,8 @@ export interface MicroSettings {
 export interface CliOptions {
   mode: 'flat' | 'dialog';
   to: 'ipynb' | 'md';
+  /** `--to` was given: standard output then gets that form too (by default it gets Markdown). */
+  toExplicit?: boolean;
   inPlace: boolean;
   output?: string;
   check: boolean;
@@ -398,7 +400,7 @@ function toOptions(o: Record<string, unknown>, explicit: (name: string) => boole
   if (inPlace && output !== undefined) throw new UsageError('--in-place and --output are exclusive');
   if (mode === 'dialog' && to === 'md') throw new UsageError('--to md makes a flat document; it cannot be combined with --mode dialog');
   return {
-    mode, to, inPlace, output, policy, strategy,
+    mode, to, toExplicit: explicit('to'), inPlace, output, policy, strategy,
     ...(summary ? { summary } : {}),
     ...(micro ? { micro } : {}),
     check: o.check === true,
@@ -489,6 +491,9 @@ async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): P
   }
   let stdinBytes: Uint8Array | undefined;
   if (kept.some((i) => i.kind === 'stdin')) stdinBytes = await io.readStdin();
+  // Real paths of the inputs: no job may write over another input of the same run.
+  const inputPaths = new Set<string>();
+  for (const i of kept) if (i.kind === 'file') inputPaths.add(await realOrSelf(i.abs));
 
   const jobs: (FileJob | FileFailure)[] = [];
   for (const [index, i] of kept.entries()) {
@@ -503,17 +508,29 @@ async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): P
     if (opts.output !== undefined && !stdin && target !== null && (await sameFile(target, i.abs))) {
       throw new UsageError(`refusing to overwrite the input ${path} (use --in-place to rewrite it)`);
     }
+    if (target !== null && !opts.inPlace && inputPaths.has(await realOrSelf(target))) {
+      jobs.push({ index, path, error: `${path}: its output ${output} is also an input of this run; refusing to overwrite an input (rename it, or choose another output with -o)` });
+      continue;
+    }
     jobs.push({
       index, path, output, target,
       source: stdin ? null : i.abs,
       bytes: stdin ? stdinBytes : undefined,
       name: stdin ? '<stdin>' : path,
-      mode: opts.mode, to: opts.to, check: opts.check, policy: opts.policy, strategy: opts.strategy,
+      mode: opts.mode,
+      // Flat output to standard output is Markdown unless --to asked for a notebook.
+      to: target === null && !opts.toExplicit ? 'md' : opts.to,
+      check: opts.check, policy: opts.policy, strategy: opts.strategy,
       ...(opts.summary ? { summary: opts.summary } : {}),
       ...(opts.micro ? { micro: opts.micro } : {}),
     });
   }
   return jobs;
+}
+
+/** The real path of `p` (symlinks resolved), or `p` itself when it does not exist. */
+async function realOrSelf(p: string): Promise<string> {
+  return realpath(p).catch(() => p);
 }
 
 function isFailure(r: FileResult | FileJob): r is FileFailure {
@@ -607,7 +624,9 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
     maxTokens: s.maxTokens,
     force: s.maxTokens === undefined,
     keepRecent: s.keepRecent,
-    sourcePath: job.source,
+    // Where the full original lives, relative to the output's folder (so the note holds no
+    // absolute local path and still works when both files move together).
+    sourcePath: job.source === null ? null : relative(job.target === null ? process.cwd() : dirname(job.target), job.source) || basename(job.source),
     maxRequestTokens: s.llm ? s.maxTokens : undefined,
   };
   const refused = (reason: SummarizeDialogRefusal): Produced => ({
@@ -678,7 +697,7 @@ function runDsl(job: FileJob, dialog: Dialog): Produced {
     return { text: dumpsIpynb(compacted), after: measureDialog(compacted).tokens };
   }
   const flat = measureFlat(dialog, job.policy);
-  if (job.to === 'md' || job.target === null) return { text: flat.text === '' ? '' : flat.text + '\n', after: flat.tokens };
+  if (job.to === 'md') return { text: flat.text === '' ? '' : flat.text + '\n', after: flat.tokens };
   return { text: dumpsIpynb(flatNotebook(dialog, job.policy, flat.text)), after: flat.tokens };
 }
 

@@ -95,6 +95,11 @@ function cliAsync(args: string[], cwd: string, env?: Record<string, string>, tim
   });
 }
 
+/** Schema errors of a notebook text, or '' when valid; the schema lives in ../shared/, so without it this checks nothing. */
+function schemaErrorsIfShared(text: string): string {
+  return HAVE_SHARED ? schemaErrors(text) : '';
+}
+
 const tmpRoots: string[] = [];
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'dlg-cli-'));
@@ -247,6 +252,34 @@ describe('dlg-compact on the demo dialog', () => {
     // the flat document really is smaller, and its first cell is the demo's first note
     expect(demoFlat.tokens.total).toBeLessThan(demoStats.tokens.total / 2);
     expect(demoFlat.text.startsWith('§ # Why does the nightly order import take 15 seconds?')).toBe(true);
+  });
+
+  it('never writes over another input of the same run: that file fails, the others complete', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'a.ipynb'));
+    // a real notebook that happens to carry the name of a.ipynb's default output
+    writeFileSync(join(dir, 'a-comp.ipynb'), demoBytes);
+    const r = cli(['a.ipynb', 'a-comp.ipynb'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('dlg-compact: a.ipynb: its output a-comp.ipynb is also an input of this run; refusing to overwrite an input (rename it, or choose another output with -o)\n');
+    expect(r.stdout).toBe(line('a-comp-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    expect(readFileSync(join(dir, 'a-comp.ipynb')).equals(demoBytes)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['a-comp-comp.ipynb', 'a-comp.ipynb', 'a.ipynb']);
+  });
+
+  it('--to ipynb sends the flat notebook to standard output; without it standard output gets Markdown', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const nbRun = cli(['--to', 'ipynb', 'demo.ipynb', '-o', '-'], dir);
+    expect(nbRun.code).toBe(0);
+    const nb = JSON.parse(nbRun.stdout);
+    expect(nb.cells.length).toBe(1);
+    expect(cellSource(nb.cells[0])).toBe(demoFlat.text);
+    expect(schemaErrorsIfShared(nbRun.stdout)).toBe('');
+    const mdRun = cli(['demo.ipynb', '-o', '-'], dir);
+    expect(mdRun.code).toBe(0);
+    expect(mdRun.stdout).toBe(demoFlat.text + '\n');
+    expect(readdirSync(dir)).toEqual(['demo.ipynb']);
   });
 
   it('an identical output is not rewritten: reported unchanged, mtime kept', () => {
@@ -793,18 +826,19 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(note.cell_type).toBe('markdown');
     expect(note.id).toMatch(/^[0-9a-f]{8}$/);
     expect(demoIds).not.toContain(note.id);
-    // the planner's estimate, with the source path the command records (part of the note)
-    const withSource = planDialogSummary(demo(), { force: true, sourcePath: join(dir, 'demo.ipynb') });
+    // the planner's estimate, with the source path the command records (part of the note):
+    // the input relative to the output's folder, never an absolute local path
+    const withSource = planDialogSummary(demo(), { force: true, sourcePath: 'demo.ipynb' });
     expect(withSource.replacedIds).toEqual(plan.replacedIds);
     expect(note.metadata).toEqual({
       dlg_compact: {
-        kind: 'summary', replaced: 11, ids: demoIds.slice(0, 11), skipped_ids: [], source: join(dir, 'demo.ipynb'),
+        kind: 'summary', replaced: 11, ids: demoIds.slice(0, 11), skipped_ids: [], source: 'demo.ipynb',
         summarizer: 'dsl', tokens_before: plan.tokensBefore, tokens_after: withSource.estimatedTokensAfter,
       },
     });
     const src = cellSource(note);
     expect(src.startsWith(HEADER(11))).toBe(true);
-    expect(src.endsWith(`${TRANSCRIPT} ${join(dir, 'demo.ipynb')}`)).toBe(true);
+    expect(src.endsWith(`${TRANSCRIPT} demo.ipynb`)).toBe(true);
     expect(src).toContain(dlg2compact(new Dialog(demo().messages.slice(0, 11))).trim());
     // the note's id is derived from the input, so the same run gives the same bytes
     const past = new Date('2001-02-03T04:05:06Z');
@@ -1082,8 +1116,8 @@ describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () =>
       const out = readNb(join(dir, 'demo-comp.ipynb'));
       expect(r.stdout).toBe(line('demo-comp.ipynb', 'written (summary of 11 cells)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n');
       const note = out.nb.cells[0]!;
-      expect(cellSource(note)).toBe(`${HEADER(11)}${SUMMARY}${TRANSCRIPT} ${join(dir, 'demo.ipynb')}`);
-      expect(note.metadata.dlg_compact).toMatchObject({ kind: 'summary', ids: demoIds.slice(0, 11), summarizer: 'http:test', source: join(dir, 'demo.ipynb') });
+      expect(cellSource(note)).toBe(`${HEADER(11)}${SUMMARY}${TRANSCRIPT} demo.ipynb`);
+      expect(note.metadata.dlg_compact).toMatchObject({ kind: 'summary', ids: demoIds.slice(0, 11), summarizer: 'http:test', source: 'demo.ipynb' });
       expect(cellChunks(out.text).slice(1)).toEqual(cellChunks(demoText).slice(11));
     } finally {
       await srv.close();

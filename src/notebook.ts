@@ -45,8 +45,8 @@
  * imports.
  */
 import type * as nbformat from '@jupyterlab/nbformat';
-import { Dialog, Message, REPLY_SEPARATOR, cloneJson, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
-import { JsonParseError, NotebookError } from './errors.js';
+import { CELL_ID_RE, Dialog, Message, REPLY_SEPARATOR, cloneJson, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
+import { InvalidArgumentError, JsonParseError, NotebookError } from './errors.js';
 import { LosslessNumber, MAX_JSON_DEPTH, isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from './json.js';
 import { cpCompare, pyFloatRepr, pyNumberRepr } from './py.js';
 
@@ -241,7 +241,15 @@ function isArrayIndexKey(literal: string): boolean {
  * `MAX_JSON_DEPTH`. Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
  */
 function parseNotebookJson(text: string): unknown {
-  const scan = scanNumbers(text);
+  let scan: ReturnType<typeof scanNumbers>;
+  try {
+    scan = scanNumbers(text);
+  } catch (err) {
+    // V8's regex engine runs out of stack on a string with millions of escapes; the scan is
+    // only a shortcut, so let the lossless parser read such a file.
+    if (err instanceof RangeError) scan = null;
+    else throw err;
+  }
   if (scan === null) return parseJson(text);
   let v: unknown;
   try {
@@ -322,7 +330,8 @@ function readCell(value: unknown, i: number, file: string): Message {
   if (!isJsonObject(value)) throw new NotebookError(`a cell must be an object, got ${describe(value)}`, file, i);
   const c: UncheckedCell = value;
   const rawId = c.id;
-  const where: string | number = typeof rawId === 'string' ? rawId : i;
+  // Errors name the cell by its id when that is a well-formed id (safe to print), else by index.
+  const where: string | number = typeof rawId === 'string' && CELL_ID_RE.test(rawId) ? rawId : i;
   if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
     throw new NotebookError(`cell id must be a string, got ${describe(rawId)}`, file, i, 'id');
   }
@@ -424,6 +433,9 @@ function readCell(value: unknown, i: number, file: string): Message {
  *   everything {@link readsIpynb} throws.
  */
 export function readsIpynbBytes(bytes: Uint8Array, name = '<bytes>', opts: ReadOptions = {}): Dialog {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new InvalidArgumentError(`readsIpynbBytes: expected the file's bytes as a Uint8Array, got ${bytes === null ? 'null' : typeof bytes}`);
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Dialog, Message, REPLY_SEPARATOR as SEP } from '../src/dialog.js';
-import { NotebookError } from '../src/errors.js';
+import { InvalidArgumentError, NotebookError } from '../src/errors.js';
 import { LosslessNumber, jsonKeys } from '../src/json.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook.js';
 import { pySplitlines } from '../src/py.js';
@@ -449,5 +449,29 @@ describe('writing splits lines exactly as Python splitlines(keepends=True)', () 
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('hostile notebook text (found by the adversarial pass)', () => {
+  it('reads a JSON string holding millions of escapes (the number scan falls back to the lossless parser)', () => {
+    const csv = 'a,b\n'.repeat(4_000_000);
+    const nb = {
+      cells: [{ cell_type: 'code', execution_count: 1, id: 'c1', metadata: {}, source: 'x',
+        outputs: [{ output_type: 'execute_result', execution_count: 1, metadata: {}, data: { 'application/json': { csv } } }] }],
+      metadata: {}, nbformat: 4, nbformat_minor: 5,
+    };
+    const d = readsIpynb(JSON.stringify(nb), 'esc.ipynb');
+    const out = d.messages[0]!.output[0] as { data: Record<string, { csv: string }> };
+    expect(out.data['application/json']!.csv.length).toBe(16_000_000);
+  });
+
+  it('rejects bytes that are not a Uint8Array with an argument error', () => {
+    expect(() => readsIpynbBytes(null as unknown as Uint8Array)).toThrow(InvalidArgumentError);
+    expect(() => readsIpynbBytes('abc' as unknown as Uint8Array)).toThrow(/expected the file's bytes as a Uint8Array, got string/);
+  });
+
+  it('names a cell with an unprintable id by its index', () => {
+    const text = JSON.stringify({ cells: [{ cell_type: 'bogus', id: '\u001b[2Jx\nfake line', metadata: {}, source: '' }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    expect(() => readsIpynb(text, 'odd.ipynb')).toThrow('odd.ipynb: cell #0: cell_type: unknown cell type');
   });
 });

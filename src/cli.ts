@@ -274,9 +274,17 @@ function nonNegInt(value: string): number {
 
 /** Parse a positive integer option value. */
 function posInt(value: string): number {
-  const n = nonNegInt(value);
-  if (n < 1) throw new OptionValueError('expected a positive integer');
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new OptionValueError('expected a positive integer');
   return n;
+}
+
+/**
+ * A report or error line safe to print on a terminal: C0 and C1 control characters (which a
+ * file name may hold) are shown as `\xHH` instead of being sent raw.
+ */
+export function printable(line: string): string {
+  return line.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 function buildProgram(io: CliIO, onError: (msg: string) => void): Command {
@@ -432,7 +440,8 @@ async function expandInputs(args: readonly string[], cwd: string): Promise<Input
     if (st?.isFile()) { out.push({ kind: 'file', path: arg, abs, literal: true }); continue; }
     let matches: string[];
     if (st?.isDirectory()) {
-      matches = (await glob('**/*.ipynb', { cwd: abs, ignore: ['**/.ipynb_checkpoints/**'] })).map((m) => join(arg, m));
+      // Symlinked folders are not followed: a link back up the tree would repeat every file.
+      matches = (await glob('**/*.ipynb', { cwd: abs, ignore: ['**/.ipynb_checkpoints/**'], followSymbolicLinks: false })).map((m) => join(arg, m));
     } else if (isDynamicPattern(arg)) {
       matches = await glob(arg, { cwd, absolute: isAbsolute(arg), expandDirectories: false });
       matches = matches.filter((m) => !CHECKPOINTS.test(m));
@@ -481,8 +490,10 @@ async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): P
   const kept: Input[] = [];
   for (const i of inputs) {
     if (i.kind === 'file') {
-      if (seen.has(i.abs) || (!i.literal && produced.has(i.abs))) continue;
-      seen.add(i.abs);
+      // The same file reached twice (named twice, or through a symlinked folder) runs once.
+      const real = await realOrSelf(i.abs);
+      if (seen.has(real) || (!i.literal && produced.has(i.abs))) continue;
+      seen.add(real);
     }
     kept.push(i);
   }
@@ -547,6 +558,7 @@ const FS_REASONS: Record<string, string> = {
   ENOSPC: 'no space left on device',
   EEXIST: 'file exists',
   ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many levels of symbolic links',
 };
 
 /** `what path: reason` for a file-system error, without Node's syscall noise. */
@@ -915,7 +927,8 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO): Promis
     : null;
   const bar = multibar?.create(planned.length, 0) ?? null;
   // While the bar is drawn, lines for the terminal go through it so they don't tear it.
-  const emit = (stream: CliStream, line: string) => {
+  const emit = (stream: CliStream, text: string) => {
+    const line = printable(text);
     if (multibar && stream.isTTY) multibar.log(line + '\n');
     else stream.write(line + '\n');
   };

@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import {
   chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync,
-  statSync, utimesSync, writeFileSync,
+  statSync, symlinkSync, utimesSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ import { compactDialog, dlg2compact, measureDialog, measureFlat } from '../src/c
 import { Dialog } from '../src/dialog.js';
 import { planDialogSummary } from '../src/dialog-summary.js';
 import { fmt2hist } from '../src/reply.js';
-import { main } from '../src/cli.js';
+import { main, printable } from '../src/cli.js';
 
 const CLI = join(ROOT, 'dist', 'cli.js');
 const DEMO = join(ROOT, 'notebooks', 'demo.ipynb');
@@ -280,6 +280,25 @@ describe('dlg-compact on the demo dialog', () => {
     expect(mdRun.code).toBe(0);
     expect(mdRun.stdout).toBe(demoFlat.text + '\n');
     expect(readdirSync(dir)).toEqual(['demo.ipynb']);
+  });
+
+  it('file names with control characters are reported escaped; symlinked folders are not followed; link loops are named', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'tree', 'a'), { recursive: true });
+    copyFileSync(DEMO, join(dir, 'tree', 'a', 'x.ipynb'));
+    symlinkSync('..', join(dir, 'tree', 'a', 'up'));
+    const t = cli(['tree'], dir);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toBe(line('tree/a/x-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    copyFileSync(DEMO, join(dir, 'c\x1b[31mred.ipynb'));
+    const c = cli(['c\x1b[31mred.ipynb'], dir);
+    expect(c.code).toBe(0);
+    expect(c.stdout).toBe(line('c\\x1b[31mred-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    expect(printable('a\x00b\x7f\x9fc\n')).toBe('a\\x00b\\x7f\\x9fc\\x0a');
+    symlinkSync('loop', join(dir, 'loop'));
+    const l = cli(['loop'], dir);
+    expect(l.code).toBe(1);
+    expect(l.stderr).toBe('dlg-compact: loop: cannot read: too many levels of symbolic links\n');
   });
 
   it('an identical output is not rewritten: reported unchanged, mtime kept', () => {

@@ -13,26 +13,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from './built-cli.js';
 import { ROOT } from './support.js';
 import { readsIpynb } from '../src/notebook.js';
 
-const CLI = join(ROOT, 'dist', 'cli.js');
 const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
 
-function ensureBuilt(): void {
-  const src = join(ROOT, 'src');
-  const stale = readdirSync(src)
-    .filter((f) => f.endsWith('.ts'))
-    .some((f) => {
-      const out = join(ROOT, 'dist', f.replace(/\.ts$/, '.js'));
-      return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, f)).mtimeMs;
-    });
-  if (stale) {
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
-    if (!existsSync(CLI)) throw new Error(`build failed, no ${CLI}:\n${r.stdout}${r.stderr}`);
-  }
-}
 
 interface Run { code: number | null; stdout: string; stderr: string; ms: number }
 

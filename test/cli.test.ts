@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from './built-cli.js';
 import { HAVE_SHARED, ROOT, shared } from './support.js';
 import { schemaErrors } from './nbschema.js';
 import { readsIpynbBytes, dumpsIpynb } from '../src/notebook.js';
@@ -38,26 +39,10 @@ import { planDialogSummary } from '../src/dialog-summary.js';
 import { fmt2hist } from '../src/reply.js';
 import { main, printable } from '../src/cli.js';
 
-const CLI = join(ROOT, 'dist', 'cli.js');
 const DEMO = join(ROOT, 'notebooks', 'demo.ipynb');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const CLASSES = ['user', 'assistant', 'calls', 'results', 'code', 'total'];
 
-/** Rebuild dist/ when a source file is newer than its build output. */
-function ensureBuilt(): void {
-  const src = join(ROOT, 'src');
-  const stale = readdirSync(src)
-    .filter((f) => f.endsWith('.ts'))
-    .some((f) => {
-      const out = join(ROOT, 'dist', f.replace(/\.ts$/, '.js'));
-      return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, f)).mtimeMs;
-    });
-  if (stale) {
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
-    if (!existsSync(CLI)) throw new Error(`build failed, no ${CLI}:\n${r.stdout}${r.stderr}`);
-  }
-}
 
 interface Run { code: number | null; stdout: string; stderr: string }
 

@@ -281,7 +281,7 @@ describe('API misuse gets typed errors, not silent results', () => {
   });
 
   it('microCompact: preserveTools as a bare string is rejected (it iterated as characters and preserved nothing)', () => {
-    const msgs = [];
+    const msgs: Array<Parameters<typeof microCompact>[0][number]> = [];
     for (let i = 0; i < 5; i++) {
       msgs.push({ role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'read_file', input: {} }] });
       msgs.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `u${i}`, content: 'y'.repeat(200) }] });

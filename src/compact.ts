@@ -112,9 +112,10 @@ const SEAM_SLACK_TOKENS = 8;
  * blocks:
  * - a rendering with calls: some line that renders a call (`▶ name(`, `! `, or a closing code
  *   fence) is directly followed by a result line (`>` or `> …`);
- * - cut prose: the text holds the cut mark `' … '` and, stripped, is within `asstToks` plus a
- *   small seam allowance (decoding a cut and encoding it again may merge bytes differently at
- *   the two joins, so a cut of 150 tokens can count 151).
+ * - cut prose: the text holds the cut mark `' … '` and, stripped, is within one `asstToks`
+ *   budget (plus a small seam allowance: decoding a cut and encoding it again may merge bytes
+ *   differently at the two joins, so a cut of 150 tokens can count 151) per mark, plus one
+ *   budget for an uncut piece (prose split by a dropped server call renders as several pieces).
  * {@link compactMessage} leaves such replies alone; this keeps compaction idempotent.
  */
 export function isCompactedReply(reply: string, policy?: Partial<Policy>): boolean {
@@ -132,7 +133,12 @@ export function isCompactedReply(reply: string, policy?: Partial<Policy>): boole
       if (line.startsWith('▶ ') || line.startsWith('! ') || /^`{3,}$/.test(line)) return true;
     }
   }
-  return hasCut && fitsToks(pyStrip(reply), resolvePolicy(policy).asstToks + SEAM_SLACK_TOKENS);
+  if (!hasCut) return false;
+  // Prose pieces are cut one by one (a dropped server call or id-less block separates them),
+  // so a rendering holds at most one cut budget per cut mark plus one uncut piece.
+  const asst = resolvePolicy(policy).asstToks;
+  const cuts = reply.split(' … ').length - 1;
+  return fitsToks(pyStrip(reply), cuts * (asst + SEAM_SLACK_TOKENS) + asst);
 }
 
 /**

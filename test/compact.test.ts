@@ -89,6 +89,22 @@ describe('compaction of a small dialog', () => {
     d.validate();
   });
 
+  it('is idempotent when prose is split by a dropped server call (two cut pieces)', () => {
+    const prose = (w: string) => Array.from({ length: 120 }, (_, i) => `${w}${i}`).join(' ');
+    const server = '```json {.tool}\n' + JSON.stringify({ id: 's1', name: 'web_search', args: { q: 'x' }, result: 'r', server: true }) + '\n```';
+    const d = new Dialog([], { name: 'srv' });
+    d.mkMessage('Search, please.', { type: 'prompt', id: 'p1', reply: `${prose('alpha')}\n\n${server}\n\n${prose('beta')}` });
+    d.compact();
+    const once = d.get('p1')!.reply;
+    const pieces = once.split('\n');
+    expect(pieces.length).toBe(2);
+    expect(pieces.every((x) => x.includes(' … ') && lenToks(x) <= 151)).toBe(true);
+    expect(lenToks(once)).toBeGreaterThan(158); // more than one budget: the old check missed it
+    expect(isCompactedReply(once)).toBe(true);
+    d.compact();
+    expect(d.get('p1')!.reply).toBe(once);
+  });
+
   it('renders code cells with id, fence and result line', () => {
     expect(compactCode(make().get('c1')!)).toBe('#_c1\n```python\nprint(2)\n```\n> 2');
   });

@@ -16,7 +16,7 @@
 import { Dialog, Message, REPLY_SEPARATOR, type MsgType } from './dialog.js';
 import { DlgError, InvalidArgumentError } from './errors.js';
 import type { Msg, Part, ToolResultPart, ToolUsePart } from './model.js';
-import { fmt2hist, hist2fmt } from './reply.js';
+import { fmt2hist, hist2fmt, isResultFence } from './reply.js';
 
 /** Options of {@link chat2dlg}. */
 export interface Chat2DlgOptions {
@@ -24,19 +24,12 @@ export interface Chat2DlgOptions {
   newId?: () => string;
 }
 
-// The `````result fence fmt2hist cuts out of assistant text into a user message (reply.ts
-// writes it back in place; the two constants mirror reply.ts, which does not export them).
-const RESULT_OPEN = '\n`````result\n';
-const RESULT_CLOSE = '\n`````\n';
-
 /** A user message that is exactly one result fence as fmt2hist makes it: part of a reply. */
 function isResultFenceMsg(m: Msg): boolean {
   if (m.role !== 'user' || m.content.length !== 1) return false;
   const p = m.content[0] as Part;
   if (p.type !== 'text') return false;
-  const s = p.text;
-  if (!s.startsWith(RESULT_OPEN) || !s.endsWith(RESULT_CLOSE) || s.length < RESULT_OPEN.length + RESULT_CLOSE.length - 1) return false;
-  return s.indexOf(RESULT_CLOSE, RESULT_OPEN.length - 1) === s.length - RESULT_CLOSE.length;
+  return isResultFence(p.text);
 }
 
 /**

@@ -820,8 +820,11 @@ export function fmt2hist(reply: string): Msg[] {
 // ---------------------------------------------------------------------------------------------
 // hist2fmt
 
-/** True when `s` is exactly one result fence as fmt2hist cuts it out (`\n`````result\n…\n`````\n`). */
-function isResultFence(s: string): boolean {
+/**
+ * True when `s` is exactly one result fence as fmt2hist cuts it out of assistant text into a
+ * user message (`\n`````result\n…\n`````\n`); hist2fmt writes such a message back in place.
+ */
+export function isResultFence(s: string): boolean {
   if (!s.startsWith(RESULT_OPEN) || !s.endsWith(RESULT_CLOSE) || s.length < RESULT_OPEN.length + RESULT_CLOSE.length - 1) return false;
   return s.indexOf(RESULT_CLOSE, RESULT_OPEN.length - 1) === s.length - RESULT_CLOSE.length;
 }

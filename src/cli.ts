@@ -407,6 +407,9 @@ function toOptions(o: Record<string, unknown>, explicit: (name: string) => boole
   if (inPlace && mode !== 'dialog') throw new UsageError('--in-place needs --mode dialog or --strategy micro (the flat forms are new files)');
   if (inPlace && output !== undefined) throw new UsageError('--in-place and --output are exclusive');
   if (mode === 'dialog' && to === 'md') throw new UsageError('--to md makes a flat document; it cannot be combined with --mode dialog');
+  if (mode === 'dialog' && output !== undefined && extname(output).toLowerCase() === '.md') {
+    throw new UsageError(`${strategy === 'dsl' ? '--mode dialog' : `--strategy ${strategy}`} writes a notebook; -o ${output} names a Markdown file`);
+  }
   return {
     mode, to, toExplicit: explicit('to'), inPlace, output, policy, strategy,
     ...(summary ? { summary } : {}),
@@ -483,7 +486,7 @@ async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): P
   // A glob or directory match that is another input's default output (x-comp.ipynb next to
   // x.ipynb) is this tool's product, not a dialog to compact again: skip it.
   const produced = new Set<string>();
-  if (!opts.inPlace && opts.output === undefined) {
+  if (opts.output === undefined) {
     for (const i of inputs) if (i.kind === 'file') produced.add(resolve(io.cwd, defaultOutput(i.path, opts.to)));
   }
   const seen = new Set<string>();

@@ -189,6 +189,8 @@ describe('dlg-compact: help, version, usage errors', () => {
     ['--in-place with --output', ['--mode', 'dialog', '--in-place', '-o', 'x.ipynb', 'demo.ipynb'], '--in-place and --output are exclusive'],
     ['--in-place on stdin', ['--mode', 'dialog', '--in-place', '-'], '--in-place cannot rewrite standard input'],
     ['dialog mode to Markdown', ['--mode', 'dialog', '--to', 'md', 'demo.ipynb'], '--to md makes a flat document'],
+    ['dialog mode into a .md file', ['--mode', 'dialog', '-o', 'z.md', 'demo.ipynb'], '--mode dialog writes a notebook; -o z.md names a Markdown file'],
+    ['micro into a .md file', ['--strategy', 'micro', '-o', 'z.MD', 'demo.ipynb'], '--strategy micro writes a notebook; -o z.MD names a Markdown file'],
     ['--output with two inputs', ['-o', 'x.ipynb', 'demo.ipynb', 'other.ipynb'], '--output needs exactly one input, got 2'],
     ['--output with a glob of two', ['-o', 'x.ipynb', '*.ipynb'], "--output needs exactly one input, got 2 (from '*.ipynb')"],
     ['stdin twice', ['-', '-'], 'standard input (-) can be read only once'],
@@ -284,6 +286,18 @@ describe('dlg-compact on the demo dialog', () => {
     const l = cli(['loop'], dir);
     expect(l.code).toBe(1);
     expect(l.stderr).toBe('dlg-compact: loop: cannot read: too many levels of symbolic links\n');
+  });
+
+  it('a quoted glob with --in-place skips outputs of earlier runs beside their inputs', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'nbs'));
+    copyFileSync(DEMO, join(dir, 'nbs', 'a.ipynb'));
+    expect(cli(['nbs/a.ipynb'], dir).code).toBe(0); // leaves the flat nbs/a-comp.ipynb
+    const flatOut = readFileSync(join(dir, 'nbs', 'a-comp.ipynb'));
+    const r = cli(['--mode', 'dialog', '--in-place', 'nbs/*.ipynb'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split(':')[0])).toEqual(['nbs/a.ipynb']);
+    expect(readFileSync(join(dir, 'nbs', 'a-comp.ipynb')).equals(flatOut)).toBe(true);
   });
 
   it('an identical output is not rewritten: reported unchanged, mtime kept', () => {

@@ -43,6 +43,16 @@ export function cpLen(s: string): number {
   return s.length - pairs;
 }
 
+/** UTF-16 index of the code point after the one starting at `u` (a lone surrogate counts as one). */
+function nextCp(s: string, u: number): number {
+  const c = s.charCodeAt(u);
+  if (c >= 0xd800 && c <= 0xdbff && u + 1 < s.length) {
+    const d = s.charCodeAt(u + 1);
+    return d >= 0xdc00 && d <= 0xdfff ? u + 2 : u + 1;
+  }
+  return u + 1;
+}
+
 /**
  * UTF-16 index of code point index `cp` in `s` (0 ≤ cp ≤ cpLen(s); larger values give
  * `s.length`, negative values 0). Linear in `cp`.
@@ -51,15 +61,7 @@ export function cpToUnitIndex(s: string, cp: number): number {
   if (cp <= 0) return 0;
   if (!SURROGATE.test(s)) return Math.min(cp, s.length);
   let u = 0;
-  for (let n = 0; n < cp && u < s.length; n++) {
-    const c = s.charCodeAt(u);
-    if (c >= 0xd800 && c <= 0xdbff && u + 1 < s.length) {
-      const d = s.charCodeAt(u + 1);
-      u += d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
-    } else {
-      u++;
-    }
-  }
+  for (let n = 0; n < cp && u < s.length; n++) u = nextCp(s, u);
   return u;
 }
 
@@ -73,15 +75,7 @@ export function unitToCpIndex(s: string, unit: number): number {
   if (unit > s.length) unit = s.length;
   if (!SURROGATE.test(s)) return unit;
   let n = 0;
-  for (let u = 0; u < unit; n++) {
-    const c = s.charCodeAt(u);
-    if (c >= 0xd800 && c <= 0xdbff && u + 1 < s.length) {
-      const d = s.charCodeAt(u + 1);
-      u += d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
-    } else {
-      u++;
-    }
-  }
+  for (let u = 0; u < unit; n++) u = nextCp(s, u);
   return n;
 }
 

@@ -11,7 +11,7 @@ import { InvalidArgumentError, NotebookError } from '../src/errors.js';
 import { LosslessNumber, jsonKeys, parseJson } from '../src/json.js';
 import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED, shared } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
 
 const HEX8 = /^[0-9a-f]{8}$/;
 
@@ -19,14 +19,12 @@ function fixture(name: string): Dialog {
   return readsIpynb(readFileSync(join(FIXTURES, 'notebooks', `${name}.expected.ipynb`), 'utf8'), `${name}.ipynb`);
 }
 
+
+/** Run `f`, expect a NotebookError, return it. */
 function notebookError(f: () => unknown): NotebookError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(NotebookError);
-    return e as NotebookError;
-  }
-  throw new Error('expected a NotebookError');
+  const e = thrown(f);
+  expect(e).toBeInstanceOf(NotebookError);
+  return e as NotebookError;
 }
 
 describe('Message', () => {

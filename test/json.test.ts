@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonParseError } from '../src/errors.js';
 import { KEY_ORDER, MAX_JSON_DEPTH, isJsonObject, jsonKeys, parseJson, pyNumberKind } from '../src/json.js';
 import { pyRepr, pyStr } from '../src/py.js';
-import { FIXTURES, HAVE_SHARED, shared } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
 
 interface JsonCase {
   text: string;
@@ -26,14 +26,6 @@ interface Fixture {
 }
 const FX = JSON.parse(readFileSync(join(FIXTURES, 'py-cases.json'), 'utf8')) as Fixture;
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
 
 describe('parseJson: repr of the parsed value equals Python repr(json.loads(text))', () => {
   it.each(FX.json.map((c, i) => [i, c] as const))('case %i', (_i, c) => {

@@ -17,7 +17,7 @@ import { LosslessNumber, jsonKeys } from '../src/json.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook.js';
 import { pySplitlines } from '../src/py.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED } from './support.js';
+import { FIXTURES, HAVE_SHARED, thrown } from './support.js';
 
 const FIX = join(FIXTURES, 'notebooks');
 const NAMES = ['ids-v44', 'numbers-keys', 'strings', 'prompts', 'outputs'] as const;
@@ -42,15 +42,12 @@ function byId(d: Dialog, id: string): Message {
   return m;
 }
 
+
 /** Run `f`, expect a NotebookError, return it. */
 function notebookError(f: () => unknown): NotebookError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(NotebookError);
-    return e as NotebookError;
-  }
-  throw new Error('expected a NotebookError');
+  const e = thrown(f);
+  expect(e).toBeInstanceOf(NotebookError);
+  return e as NotebookError;
 }
 
 describe('fixtures: write(read(input)) is the nbformat text', () => {

@@ -31,7 +31,7 @@ import {
   unitToCpIndex,
   type PyDumpsOptions,
 } from '../src/py.js';
-import { FIXTURES, HAVE_SHARED, shared } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
 
 interface Fixture {
   python: string;
@@ -61,14 +61,6 @@ const DUMP_MODES: Record<string, PyDumpsOptions> = {
 
 const show = (s: string): string => JSON.stringify(s).slice(0, 60);
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
 
 function fromBits(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));

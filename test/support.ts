@@ -28,3 +28,13 @@ export function shared(...parts: string[]): string {
 export function readText(path: string): string {
   return readFileSync(path, 'utf8');
 }
+
+/** What `fn` throws, or `undefined` when it returns. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}

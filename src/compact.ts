@@ -11,7 +11,7 @@ import { fmt2hist } from './reply.js';
 import { fitsToks, lenToks, truncToksMid } from './tokens.js';
 import { pyDumps, pyStrip } from './py.js';
 import { CELL_ID_RE, Dialog, Message, cloneJson } from './dialog.js';
-import type { ToolUsePart, ToolResultPart } from './model.js';
+import type { Msg, ToolUsePart, ToolResultPart } from './model.js';
 import { DlgError, NotebookError } from './errors.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -66,8 +66,7 @@ function atCell<T>(d: Dialog, m: Message, i: number, field: string, f: () => T):
  * Render a reply's parts in the DSL: prose, then each tool call followed by its result
  * (matched by id). The `'.'` placeholder that fmt2hist appends is dropped.
  */
-function replyPieces(reply: string, p: Policy, mark: string): Piece[] {
-  const msgs = fmt2hist(reply);
+function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] = fmt2hist(reply)): Piece[] {
   const results = new Map<string, ToolResultPart>();
   for (const m of msgs) {
     if (m.role !== 'tool') continue;
@@ -119,10 +118,15 @@ const SEAM_SLACK_TOKENS = 8;
  * {@link compactMessage} leaves such replies alone; this keeps compaction idempotent.
  */
 export function isCompactedReply(reply: string, policy?: Partial<Policy>): boolean {
+  return compactedGiven(reply, resolvePolicy(policy), () => fmt2hist(reply));
+}
+
+/** {@link isCompactedReply} with the reply's parse supplied (and computed only if needed). */
+function compactedGiven(reply: string, p: Policy, parse: () => Msg[]): boolean {
   const hasResultLine = reply.includes('\n>');
   const hasCut = reply.includes(' … ');
   if (!hasResultLine && !hasCut) return false;
-  const msgs = fmt2hist(reply);
+  const msgs = parse();
   if (msgs.some((m) => m.role === 'tool' || m.content.some((p) => p.type === 'tool_use'))) return false;
   if (hasResultLine) {
     const lines = reply.split('\n');
@@ -136,7 +140,7 @@ export function isCompactedReply(reply: string, policy?: Partial<Policy>): boole
   if (!hasCut) return false;
   // Prose pieces are cut one by one (a dropped server call or id-less block separates them),
   // so a rendering holds at most one cut budget per cut mark plus one uncut piece.
-  const asst = resolvePolicy(policy).asstToks;
+  const asst = p.asstToks;
   const cuts = reply.split(' … ').length - 1;
   return fitsToks(pyStrip(reply), cuts * (asst + SEAM_SLACK_TOKENS) + asst);
 }
@@ -152,7 +156,11 @@ export function compactMessage(m: Message, policy?: Partial<Policy>): Message {
   if (m.type !== 'prompt') return m;
   const p = resolvePolicy(policy);
   m.content = truncToksMid(m.content, p.userToks);
-  if (m.reply && !isCompactedReply(m.reply, p)) m.reply = compactReply(m.reply, p);
+  if (!m.reply) return m;
+  // One parse serves both the already-compacted check and the rendering.
+  let msgs: Msg[] | undefined;
+  const parse = (): Msg[] => (msgs ??= fmt2hist(m.reply));
+  if (!compactedGiven(m.reply, p, parse)) m.reply = replyPieces(m.reply, p, '', parse()).map((x) => x.text).join('\n');
   return m;
 }
 

@@ -42,7 +42,6 @@ function byId(d: Dialog, id: string): Message {
   return m;
 }
 
-
 /** Run `f`, expect a NotebookError, return it. */
 function notebookError(f: () => unknown): NotebookError {
   const e = thrown(f);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of src/json.ts parseJson and src/py.ts pyDumps against native JSON on a
+// Benchmark of src/python/json.ts parseJson and src/python/py.ts pyDumps against native JSON on a
 // notebook-like document built in memory (~20 MB by default: many short source lines, long
 // base64 outputs, escapes, non-ASCII text so the JS string is two-byte, as real dialogs are).
 //
@@ -24,14 +24,15 @@ try {
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  for (const f of ['errors.ts', 'json.ts', 'py.ts']) {
+  mkdirSync(join(dir, 'src', 'python'));
+  for (const f of ['errors.ts', 'python/json.ts', 'python/py.ts']) {
     const out = ts.transpileModule(readFileSync(join(root, 'src', f), 'utf8'), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
     });
     writeFileSync(join(dir, 'src', f.replace(/\.ts$/, '.js')), out.outputText);
   }
-  const { parseJson } = await import(pathToFileURL(join(dir, 'src', 'json.js')).href);
-  const { pyDumps } = await import(pathToFileURL(join(dir, 'src', 'py.js')).href);
+  const { parseJson } = await import(pathToFileURL(join(dir, 'src', 'python', 'json.js')).href);
+  const { pyDumps } = await import(pathToFileURL(join(dir, 'src', 'python', 'py.js')).href);
 
   const docs = [['built notebook-like document', buildNotebookText(sizeMB * 1e6)]];
   for (const f of files) docs.push([f, readFileSync(f, 'utf8')]);

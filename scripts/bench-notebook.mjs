@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DLG_DIST ?? join(here, '..', 'dist'));
-const { readsIpynb, dumpsIpynb } = await import(pathToFileURL(join(dist, 'notebook.js')).href);
+const { readsIpynb, dumpsIpynb } = await import(pathToFileURL(join(dist, 'index.js')).href);
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {

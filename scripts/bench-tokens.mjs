@@ -4,7 +4,7 @@
 // Times are the best of several runs (wall clock); tokens/s is from lenToks.
 // Usage: node scripts/bench-tokens.mjs [--json]
 const t0 = performance.now();
-const tok = await import('../dist/tokens.js');
+const tok = await import('../dist/tokens/tokens.js');
 const importMs = performance.now() - t0;
 const { encToks, lenToks, truncToksMid, fitsToks } = tok;
 
@@ -112,7 +112,7 @@ rate('base64_5MB', B, 3);
 if (asJson) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  console.log(`import of dist/tokens.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
+  console.log(`import of dist/tokens/tokens.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
   for (const k of ['prose1MB', 'code1MB', 'a200KB', 'base64_5MB']) {
     const r = results[k];
     console.log(`${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +

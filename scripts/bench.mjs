@@ -29,7 +29,7 @@ try {
   const times = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, ['dist/cli.js', 'notebooks/demo.ipynb', '-o', join(out, `demo-${i}.ipynb`), '--no-progress'], { cwd: root });
+    const r = spawnSync(process.execPath, ['dist/cli/main.js', 'notebooks/demo.ipynb', '-o', join(out, `demo-${i}.ipynb`), '--no-progress'], { cwd: root });
     times.push(performance.now() - t0);
     if (r.status !== 0) throw new Error(`dlg-compact failed: ${r.stderr}`);
   }

@@ -17,9 +17,9 @@ const dir = process.argv[2]
   ? resolve(process.argv[2])
   : join(process.env.DLG_SHARED_DIR ?? join(root, '..', 'shared'), 'conformance', 'dialogs');
 
-const { readsIpynbBytes } = await import(join(root, 'dist', 'notebook.js'));
-const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'compact.js'));
-const { lenToks } = await import(join(root, 'dist', 'tokens.js'));
+const { readsIpynbBytes } = await import(join(root, 'dist', 'index.js'));
+const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'index.js'));
+const { lenToks } = await import(join(root, 'dist', 'index.js'));
 
 let manifest;
 try {

@@ -4,5 +4,5 @@
  * `core.js` instead (see package.json `exports`).
  */
 export * from './core.js';
-export * from './io.js';
-export * from './transcript-node.js';
+export * from './notebook/files.js';
+export * from './strategies/transcript-file.js';

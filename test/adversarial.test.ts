@@ -10,21 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } from '../src/compact.js';
-import { aiOutput } from '../src/aioutput.js';
+import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } from '../src/dialog/compact.js';
+import { aiOutput } from '../src/dialog/ai-output.js';
 import { BudgetError, DlgError, InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
-import { Dialog } from '../src/dialog.js';
-import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/io.js';
-import { compactChat } from '../src/dsl.js';
-import { autoCompact, microCompact } from '../src/micro.js';
-import { cpLen } from '../src/py.js';
-import { microCompactDialog } from '../src/dialog-micro.js';
-import { summarizeCompaction, type SummaryMessage } from '../src/summary.js';
-import { summarizeDialog } from '../src/dialog-summary.js';
-import { compactResult } from '../src/dsl.js';
-import { fmt2hist } from '../src/reply.js';
-import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/notebook/files.js';
+import { compactChat } from '../src/dsl/render.js';
+import { autoCompact, microCompact } from '../src/strategies/micro.js';
+import { cpLen } from '../src/python/py.js';
+import { microCompactDialog } from '../src/dialog/micro.js';
+import { summarizeCompaction, type SummaryMessage } from '../src/strategies/summary.js';
+import { summarizeDialog } from '../src/dialog/summarize.js';
+import { compactResult } from '../src/dsl/render.js';
+import { fmt2hist } from '../src/chat/reply.js';
+import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens/tokens.js';
 
 /** Await `f()`, assert it took less than `ms` milliseconds, return its value. */
 async function timedAsync<T>(ms: number, f: () => Promise<T>): Promise<T> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DlgError, InvalidArgumentError } from '../src/errors.js';
-import { parseJson, isJsonObject } from '../src/json.js';
-import { aiOutput, normalizeLatex, renderOutputsAi, renderTerminal, stripAnsi } from '../src/aioutput.js';
+import { parseJson, isJsonObject } from '../src/python/json.js';
+import { aiOutput, normalizeLatex, renderOutputsAi, renderTerminal, stripAnsi } from '../src/dialog/ai-output.js';
 import { HAVE_SHARED, readText, shared } from './support.js';
 
 const stream = (text: string | string[], name = 'stdout') => ({ output_type: 'stream', name, text });

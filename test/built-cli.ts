@@ -1,5 +1,5 @@
 /**
- * Test support for suites that run the built command (`node dist/cli.js`) as a user would:
+ * Test support for suites that run the built command (`node dist/cli/main.js`) as a user would:
  * where it is, and a rebuild of dist/ when a source file is newer than its build output (CI
  * builds before testing, so there this does nothing).
  */
@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { ROOT } from './support.js';
 
 /** The built command. */
-export const CLI = join(ROOT, 'dist', 'cli.js');
+export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
-/** Rebuild dist/ with tsc when any src/*.ts is newer than its .js; throws when the build leaves no command. */
+/** Rebuild dist/ with tsc when any .ts file under src/ is newer than its .js; throws when the build leaves no command. */
 export function ensureBuilt(): void {
   const src = join(ROOT, 'src');
-  const stale = readdirSync(src)
+  const stale = (readdirSync(src, { recursive: true }) as string[])
     .filter((f) => f.endsWith('.ts'))
     .some((f) => {
       const out = join(ROOT, 'dist', f.replace(/\.ts$/, '.js'));

@@ -16,14 +16,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chat2dlg, dlg2chat } from '../src/chat.js';
-import { compactReply, dlg2compact } from '../src/compact.js';
+import { chat2dlg, dlg2chat } from '../src/dialog/chat-bridge.js';
+import { compactReply, dlg2compact } from '../src/dialog/compact.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { isLosslessNumber } from '../src/json.js';
-import { mkMsg, toolPart, toolResult, type Msg } from '../src/model.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
-import { fmt2hist } from '../src/reply.js';
-import { lenToks } from '../src/tokens.js';
+import { isLosslessNumber } from '../src/python/json.js';
+import { mkMsg, toolPart, toolResult, type Msg } from '../src/chat/message.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { fmt2hist } from '../src/chat/reply.js';
+import { lenToks } from '../src/tokens/tokens.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 

@@ -1,5 +1,5 @@
 /**
- * Adversarial input through the BUILT command (`node dist/cli.js`), run in temporary
+ * Adversarial input through the BUILT command (`node dist/cli/main.js`), run in temporary
  * directories: broken and hostile notebooks, odd paths, bad options, zero budgets. What is
  * asserted is the command's promise: exit 1 when a file failed (the others still complete),
  * 2 on usage errors; every failure names its file (and the cell where one is at fault); an
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from './built-cli.js';
 import { ROOT } from './support.js';
-import { readsIpynb } from '../src/notebook.js';
+import { readsIpynb } from '../src/notebook/ipynb.js';
 
 const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
 

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of the `dlg-compact` command. They run the BUILT command, `node dist/cli.js`,
+ * End-to-end tests of the `dlg-compact` command. They run the BUILT command, `node dist/cli/main.js`,
  * in temporary directories, the way a user would, and look at exit codes, streams and files.
  *
  * Build: CI runs `npm run build` before `npm test`. Run alone (`npx vitest run test/cli.test.ts`),
@@ -32,12 +32,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from './built-cli.js';
 import { HAVE_SHARED, ROOT, shared } from './support.js';
 import { schemaErrors } from './nbschema.js';
-import { readsIpynbBytes, dumpsIpynb } from '../src/notebook.js';
-import { compactDialog, dlg2compact, measureDialog, measureFlat } from '../src/compact.js';
-import { Dialog } from '../src/dialog.js';
-import { planDialogSummary } from '../src/dialog-summary.js';
-import { fmt2hist } from '../src/reply.js';
-import { main, printable } from '../src/cli.js';
+import { readsIpynbBytes, dumpsIpynb } from '../src/notebook/ipynb.js';
+import { compactDialog, dlg2compact, measureDialog, measureFlat } from '../src/dialog/compact.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { planDialogSummary } from '../src/dialog/summarize.js';
+import { fmt2hist } from '../src/chat/reply.js';
+import { main, printable } from '../src/cli/main.js';
 
 const DEMO = join(ROOT, 'notebooks', 'demo.ipynb');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -55,7 +55,7 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Run `node dist/cli.js ...args` in `cwd`; `input` is fed to standard input. */
+/** Run `node dist/cli/main.js ...args` in `cwd`; `input` is fed to standard input. */
 function cli(args: string[], cwd: string, input?: string | Buffer, env?: Record<string, string>): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: cliEnv(env),

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../src/json.js';
+import { parseJson } from '../src/python/json.js';
 import {
   compactCode,
   compactDialog,
@@ -19,10 +19,10 @@ import {
   isCompactedReply,
   measureDialog,
   measureFlat,
-} from '../src/compact.js';
-import { Dialog, Message } from '../src/dialog.js';
-import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook.js';
-import { lenToks } from '../src/tokens.js';
+} from '../src/dialog/compact.js';
+import { Dialog, Message } from '../src/dialog/dialog.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook/ipynb.js';
+import { lenToks } from '../src/tokens/tokens.js';
 import { schemaErrors } from './nbschema.js';
 import { FIXTURES, HAVE_SHARED, shared } from './support.js';
 

@@ -8,15 +8,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Dialog, Message } from '../src/dialog.js';
-import { microCompactDialog, planDialogMicro } from '../src/dialog-micro.js';
-import '../src/dialog-summary.js';
+import { Dialog, Message } from '../src/dialog/dialog.js';
+import { microCompactDialog, planDialogMicro } from '../src/dialog/micro.js';
+import '../src/dialog/summarize.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { parseJson } from '../src/json.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
-import { pyDumps, pyJsonString } from '../src/py.js';
-import { fmt2hist, parseToolBlocks } from '../src/reply.js';
-import { lenToks } from '../src/tokens.js';
+import { parseJson } from '../src/python/json.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { pyDumps, pyJsonString } from '../src/python/py.js';
+import { fmt2hist, parseToolBlocks } from '../src/chat/reply.js';
+import { lenToks } from '../src/tokens/tokens.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dlg2compact } from '../src/compact.js';
-import { Dialog, Message, REPLY_SEPARATOR } from '../src/dialog.js';
+import { dlg2compact } from '../src/dialog/compact.js';
+import { Dialog, Message, REPLY_SEPARATOR } from '../src/dialog/dialog.js';
 import {
   SUMMARY_META_KEY,
   buildDialogSummaryPrompt,
@@ -23,13 +23,13 @@ import {
   summarizeDialog,
   type DialogSummarizer,
   type DialogTokenCounter,
-} from '../src/dialog-summary.js';
-import '../src/dialog-micro.js';
+} from '../src/dialog/summarize.js';
+import '../src/dialog/micro.js';
 import { BudgetError, InvalidArgumentError } from '../src/errors.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
-import { buildCompactionSummaryPrompt } from '../src/summary.js';
-import { SummarizerError } from '../src/summarizer-http.js';
-import { lenToks } from '../src/tokens.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { buildCompactionSummaryPrompt } from '../src/strategies/summary.js';
+import { SummarizerError } from '../src/strategies/summarizer-http.js';
+import { lenToks } from '../src/tokens/tokens.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 

@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { aiOutput } from '../src/aioutput.js';
-import { Dialog, Message, REPLY_SEPARATOR as SEP, cloneJson, pyTruthy, randomId, type MsgType } from '../src/dialog.js';
+import { aiOutput } from '../src/dialog/ai-output.js';
+import { Dialog, Message, REPLY_SEPARATOR as SEP, cloneJson, pyTruthy, randomId, type MsgType } from '../src/dialog/dialog.js';
 import { InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { LosslessNumber, jsonKeys, parseJson } from '../src/json.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook.js';
+import { LosslessNumber, jsonKeys, parseJson } from '../src/python/json.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
 import { schemaErrors } from './nbschema.js';
 import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
 

@@ -17,14 +17,14 @@ import {
   bashCall, callRenderers, compactAsst, compactCall, compactChat, compactMsg, compactPolicy, compactResult,
   compactText, compactTool, compactUser, dropDocState, fencedCode, genericCall, isPlumbing, isSkillText,
   resolvePolicy, argRenderer, SKILL_MARKER, type Policy,
-} from '../src/dsl.js';
+} from '../src/dsl/render.js';
 import {
   CONVERSATION_MARKER, LEGEND, NOTES_MARKER, TRANSCRIPT_MARKER, compactBody, compactContent, joinCompacts, skillNames,
-} from '../src/continuation.js';
-import { lenToks, truncToksMid } from '../src/tokens.js';
-import { pyStrip } from '../src/py.js';
-import { parseJson } from '../src/json.js';
-import { mkMsg, toolPart, toolResult, type Msg, type ToolUsePart } from '../src/model.js';
+} from '../src/dsl/continuation.js';
+import { lenToks, truncToksMid } from '../src/tokens/tokens.js';
+import { pyStrip } from '../src/python/py.js';
+import { parseJson } from '../src/python/json.js';
+import { mkMsg, toolPart, toolResult, type Msg, type ToolUsePart } from '../src/chat/message.js';
 import { BudgetError, DocumentFormatError, InvalidArgumentError } from '../src/errors.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -14,10 +14,10 @@ import {
   type EffectReceiptDict,
   type EvidenceCompactionResult,
   type MessagesTokenCounter,
-} from '../src/evidence.js';
+} from '../src/strategies/evidence.js';
 import { DlgError } from '../src/errors.js';
-import { LosslessNumber, parseJson } from '../src/json.js';
-import { cpLen } from '../src/py.js';
+import { LosslessNumber, parseJson } from '../src/python/json.js';
+import { cpLen } from '../src/python/py.js';
 
 interface ExpectedResult {
   messages: ChatMessage[];

@@ -5,9 +5,9 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Dialog } from '../src/dialog.js';
+import { Dialog } from '../src/dialog/dialog.js';
 import { NotebookError } from '../src/errors.js';
-import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/io.js';
+import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/notebook/files.js';
 import { FIXTURES } from './support.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'dlg-io-'));

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { LosslessNumber, isLosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { JsonParseError } from '../src/errors.js';
-import { KEY_ORDER, MAX_JSON_DEPTH, isJsonObject, jsonKeys, parseJson, pyNumberKind } from '../src/json.js';
-import { pyRepr, pyStr } from '../src/py.js';
+import { KEY_ORDER, MAX_JSON_DEPTH, isJsonObject, jsonKeys, parseJson, pyNumberKind } from '../src/python/json.js';
+import { pyRepr, pyStr } from '../src/python/py.js';
 import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
 
 interface JsonCase {

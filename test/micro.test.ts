@@ -21,9 +21,9 @@ import {
   transcriptName,
   type AnthropicMessage,
   type TranscriptWriter,
-} from '../src/micro.js';
-import { autoCompactNode, nodeTranscriptWriter } from '../src/transcript-node.js';
-import { parseJson } from '../src/json.js';
+} from '../src/strategies/micro.js';
+import { autoCompactNode, nodeTranscriptWriter } from '../src/strategies/transcript-file.js';
+import { parseJson } from '../src/python/json.js';
 import { InvalidArgumentError } from '../src/errors.js';
 
 interface MicroCase { name: string; messages: AnthropicMessage[]; options: { keep?: number; preserve?: string[] }; expected: AnthropicMessage[] }

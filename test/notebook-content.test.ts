@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type * as nbformat from '@jupyterlab/nbformat';
-import { Dialog } from '../src/dialog.js';
+import { Dialog } from '../src/dialog/dialog.js';
 import { NotebookError } from '../src/errors.js';
-import { parseJson } from '../src/json.js';
-import { dumpsIpynb, fromNotebookContent, readsIpynb, toNotebookContent } from '../src/notebook.js';
+import { parseJson } from '../src/python/json.js';
+import { dumpsIpynb, fromNotebookContent, readsIpynb, toNotebookContent } from '../src/notebook/ipynb.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, ROOT, shared } from './support.js';
 
@@ -309,7 +309,7 @@ describe('fromNotebookContent', () => {
 
 describe('browser safety', () => {
   it('notebook.ts loads nothing from @jupyterlab/nbformat at run time', () => {
-    const source = readFileSync(join(ROOT, 'src', 'notebook.ts'), 'utf8');
+    const source = readFileSync(join(ROOT, 'src', 'notebook', 'ipynb.ts'), 'utf8');
     const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
     expect(source).toContain("import type * as nbformat from '@jupyterlab/nbformat';");
     expect(js).not.toContain('@jupyterlab');

@@ -11,11 +11,11 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Dialog, Message, REPLY_SEPARATOR as SEP } from '../src/dialog.js';
+import { Dialog, Message, REPLY_SEPARATOR as SEP } from '../src/dialog/dialog.js';
 import { InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { LosslessNumber, jsonKeys } from '../src/json.js';
-import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook.js';
-import { pySplitlines } from '../src/py.js';
+import { LosslessNumber, jsonKeys } from '../src/python/json.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook/ipynb.js';
+import { pySplitlines } from '../src/python/py.js';
 import { schemaErrors } from './nbschema.js';
 import { FIXTURES, HAVE_SHARED, thrown } from './support.js';
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
-import { parseJson } from '../src/json.js';
+import { parseJson } from '../src/python/json.js';
 import {
   cpCompare,
   cpLen,
@@ -30,7 +30,7 @@ import {
   pyStrip,
   unitToCpIndex,
   type PyDumpsOptions,
-} from '../src/py.js';
+} from '../src/python/py.js';
 import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
 
 interface Fixture {

@@ -15,7 +15,7 @@ import {
   literalEval,
   pyReprValue,
   pyStrValue,
-} from '../src/pyliteral.js';
+} from '../src/python/literal.js';
 
 interface LiteralCase {
   src: string;

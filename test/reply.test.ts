@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../src/json.js';
-import type { Msg } from '../src/model.js';
-import { pyDumps } from '../src/py.js';
+import { parseJson } from '../src/python/json.js';
+import type { Msg } from '../src/chat/message.js';
+import { pyDumps } from '../src/python/py.js';
 import {
   REPLY_SEPARATOR,
   cleanReply,
@@ -19,7 +19,7 @@ import {
   parseToolBlocks,
   resultText,
   scanFences,
-} from '../src/reply.js';
+} from '../src/chat/reply.js';
 import { FIXTURES, HAVE_SHARED, shared } from './support.js';
 
 /** Canonical text of a JSON-like value (LosslessNumbers keep their lexeme kind, keys their order). */

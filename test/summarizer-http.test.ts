@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SummarizerError, httpSummarizer } from '../src/summarizer-http.js';
+import { SummarizerError, httpSummarizer } from '../src/strategies/summarizer-http.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { buildCompactionSummaryPrompt } from '../src/summary.js';
+import { buildCompactionSummaryPrompt } from '../src/strategies/summary.js';
 
 interface Seen { url: string; auth: string | undefined; body: unknown }
 

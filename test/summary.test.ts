@@ -12,7 +12,7 @@ import {
   splitMessagesForCompaction,
   summarizeCompaction,
   type SummaryMessage,
-} from '../src/summary.js';
+} from '../src/strategies/summary.js';
 import { InvalidArgumentError } from '../src/errors.js';
 
 interface CorpusRecord { id: string; fn: string; args: unknown[]; expected: unknown }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
-import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens.js';
+import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens/tokens.js';
 import { FIXTURES } from './support.js';
 
 interface TokCase {

@@ -27,12 +27,12 @@
  * Browser-safe: imports nothing from `node:`.
  */
 import { Dialog, Message } from './dialog.js';
-import { InvalidArgumentError } from './errors.js';
-import { isJsonObject, isLosslessNumber, parseJson } from './json.js';
-import { PRESERVE_RESULT_TOOLS, UNKNOWN_TOOL, pickToolResultsToClear, placeholderFor, type MicroOptions, type ToolResultEntry } from './micro.js';
-import { cpLen, pyDumps, pyJsonString } from './py.js';
-import { TOOL_INFO, parseToolBlocks, resultText, scanFences, type Fence, type ReplyItem, type ReplyTool } from './reply.js';
-import { messageContextTokens, type DialogTokenCounter } from './dialog-summary.js';
+import { InvalidArgumentError } from '../errors.js';
+import { isJsonObject, isLosslessNumber, parseJson } from '../python/json.js';
+import { PRESERVE_RESULT_TOOLS, UNKNOWN_TOOL, pickToolResultsToClear, placeholderFor, type MicroOptions, type ToolResultEntry } from '../strategies/micro.js';
+import { cpLen, pyDumps, pyJsonString } from '../python/py.js';
+import { TOOL_INFO, parseToolBlocks, resultText, scanFences, type Fence, type ReplyItem, type ReplyTool } from '../chat/reply.js';
+import { messageContextTokens, type DialogTokenCounter } from './summarize.js';
 
 /**
  * Options of {@link microCompactDialog} / {@link planDialogMicro}: those of `micro.ts`

@@ -5,14 +5,14 @@
  * `compact_code` and `dlg2compact`, pinned by `conformance/reply.json` and
  * `conformance/dialogs/NNN.compact.ipynb` / `NNN.flat.md`.
  */
-import { compactCall, compactResult, compactText, fencedCode, resolvePolicy, type Policy } from './dsl.js';
-import { joinCompacts } from './continuation.js';
-import { fmt2hist } from './reply.js';
-import { fitsToks, lenToks, truncToksMid } from './tokens.js';
-import { pyDumps, pyStrip } from './py.js';
+import { compactCall, compactResult, compactText, fencedCode, resolvePolicy, type Policy } from '../dsl/render.js';
+import { joinCompacts } from '../dsl/continuation.js';
+import { fmt2hist } from '../chat/reply.js';
+import { fitsToks, lenToks, truncToksMid } from '../tokens/tokens.js';
+import { pyDumps, pyStrip } from '../python/py.js';
 import { CELL_ID_RE, Dialog, Message, cloneJson } from './dialog.js';
-import type { Msg, ToolUsePart, ToolResultPart } from './model.js';
-import { DlgError, NotebookError } from './errors.js';
+import type { Msg, ToolUsePart, ToolResultPart } from '../chat/message.js';
+import { DlgError, NotebookError } from '../errors.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 

@@ -18,8 +18,8 @@
  * Browser-safe: nothing here imports `node:`; the Node transcript writer lives in
  * `transcript-node.ts`.
  */
-import { DlgError, InvalidArgumentError } from './errors.js';
-import { cpLen, cpSlice, pyDumps, pyRepr } from './py.js';
+import { DlgError, InvalidArgumentError } from '../errors.js';
+import { cpLen, cpSlice, pyDumps, pyRepr } from '../python/py.js';
 import { checkSignal, untilAborted } from './summary.js';
 
 /** Tool results kept verbatim at the end (s06 `KEEP_RECENT`). */

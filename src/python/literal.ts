@@ -25,7 +25,7 @@
  *
  * Nothing here imports `node:` modules (the core runs in browsers).
  */
-import { DlgError } from './errors.js';
+import { DlgError } from '../errors.js';
 import { isPyPrintable, pyFloatRepr, pyStrRepr } from './py.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@
  *
  * Nothing here imports `node:` modules (the core runs in browsers).
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '../errors.js';
 import { isJsonObject, isLosslessNumber, jsonKeys, pyNumberKind } from './json.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -23,10 +23,10 @@
  *
  * Nothing here imports `node:` modules (the core runs in browsers).
  */
-import { InvalidArgumentError } from './errors.js';
-import { isJsonObject, isLosslessNumber, jsonKeys } from './json.js';
-import { pyStr } from './py.js';
-import { NotALiteralError, literalEval, pyStrValue } from './pyliteral.js';
+import { InvalidArgumentError } from '../errors.js';
+import { isJsonObject, isLosslessNumber, jsonKeys } from '../python/json.js';
+import { pyStr } from '../python/py.js';
+import { NotALiteralError, literalEval, pyStrValue } from '../python/literal.js';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 

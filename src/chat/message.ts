@@ -3,7 +3,7 @@
  * parts. The in-memory shape is the JSON shape of `conformance/README.md`, so a message read
  * from a fixture and one built with {@link mkMsg} look the same.
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** Roles of canonical messages. */
 export type Role = 'user' | 'assistant' | 'tool' | 'system';

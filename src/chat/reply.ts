@@ -22,10 +22,10 @@
  * Everything here is linear in the size of the reply: line tables are built once, searches
  * resume where the previous one stopped, and no regular expression can backtrack.
  */
-import { InvalidArgumentError } from './errors.js';
-import { isJsonObject, isLosslessNumber, parseJson } from './json.js';
-import type { Msg, Part, ToolResultPart, ToolUsePart } from './model.js';
-import { isPyWhitespace, pyDumps, pyStr, pyStrip } from './py.js';
+import { InvalidArgumentError } from '../errors.js';
+import { isJsonObject, isLosslessNumber, parseJson } from '../python/json.js';
+import type { Msg, Part, ToolResultPart, ToolUsePart } from './message.js';
+import { isPyWhitespace, pyDumps, pyStr, pyStrip } from '../python/py.js';
 
 /** The separator between a prompt's question and its reply inside a prompt cell (SPEC §0). */
 export const REPLY_SEPARATOR = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';

@@ -34,13 +34,13 @@
  * `env` object the caller passes in (the CLI passes `process.env`).
  */
 import { dlg2compact } from './compact.js';
-import { TRANSCRIPT_MARKER } from './continuation.js';
+import { TRANSCRIPT_MARKER } from '../dsl/continuation.js';
 import { Dialog, Message, REPLY_SEPARATOR } from './dialog.js';
-import { resolvePolicy, type Policy } from './dsl.js';
-import { BudgetError, InvalidArgumentError } from './errors.js';
-import { pyDumps, pyStrip } from './py.js';
-import { fmt2hist } from './reply.js';
-import { httpSummarizer, type HttpSummarizerOptions } from './summarizer-http.js';
+import { resolvePolicy, type Policy } from '../dsl/render.js';
+import { BudgetError, InvalidArgumentError } from '../errors.js';
+import { pyDumps, pyStrip } from '../python/py.js';
+import { fmt2hist } from '../chat/reply.js';
+import { httpSummarizer, type HttpSummarizerOptions } from '../strategies/summarizer-http.js';
 import {
   KEEP_RECENT_RATIO,
   buildCompactionSummaryPrompt,
@@ -49,8 +49,8 @@ import {
   untilAborted,
   type SummaryMessage,
   type SummaryRefusal,
-} from './summary.js';
-import { fitsToks, lenToks, truncToksMid } from './tokens.js';
+} from '../strategies/summary.js';
+import { fitsToks, lenToks, truncToksMid } from '../tokens/tokens.js';
 
 // ---------------------------------------------------------------------------------------------
 // Token counting

@@ -35,7 +35,7 @@
  * version; characters assigned after it (none in the fixtures) may split differently.
  */
 import o200k from 'js-tiktoken/ranks/o200k_base';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '../errors.js';
 
 // ---------------------------------------------------------------------------------------
 // Rank table (lazy)

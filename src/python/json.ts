@@ -20,7 +20,7 @@
  * The core of the library must run in a browser: nothing here imports `node:` modules.
  */
 import { LosslessNumber, isLosslessNumber } from 'lossless-json';
-import { JsonParseError } from './errors.js';
+import { JsonParseError } from '../errors.js';
 
 export { LosslessNumber, isLosslessNumber };
 

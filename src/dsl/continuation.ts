@@ -24,8 +24,8 @@
  * The legend is written in this project's own words and differs from the reference's; the
  * rest of the layout is byte-for-byte the reference's (`conformance/dsl.json`).
  */
-import { DocumentFormatError, InvalidArgumentError } from './errors.js';
-import { TURN_SEP } from './dsl.js';
+import { DocumentFormatError, InvalidArgumentError } from '../errors.js';
+import { TURN_SEP } from './render.js';
 
 /** Opens the conversation section. */
 export const CONVERSATION_MARKER = '\n\n## Conversation\n\n';

@@ -15,8 +15,8 @@
  *
  * Browser-safe: imports nothing from `node:`.
  */
-import { InvalidArgumentError } from './errors.js';
-import { lenToks } from './tokens.js';
+import { InvalidArgumentError } from '../errors.js';
+import { lenToks } from '../tokens/tokens.js';
 
 /** Compaction is not attempted on fewer messages than this (seed 002 `MinMessages`). */
 export const MIN_MESSAGES = 4;

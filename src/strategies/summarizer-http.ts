@@ -5,8 +5,8 @@
  * Browser-safe: uses the global `fetch` and `AbortController`, imports nothing from `node:`.
  * Configuration comes from arguments only; reading environment variables is the caller's job.
  */
-import { DlgError, InvalidArgumentError } from './errors.js';
-import { fitsToks } from './tokens.js';
+import { DlgError, InvalidArgumentError } from '../errors.js';
+import { fitsToks } from '../tokens/tokens.js';
 
 /** What went wrong in a summariser request. */
 export type SummarizerErrorKind = 'too-large' | 'network' | 'timeout' | 'aborted' | 'http' | 'malformed' | 'empty';

@@ -14,9 +14,9 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { DlgError } from './errors.js';
-import { isJsonObject, isLosslessNumber, jsonKeys, parseJson } from './json.js';
-import { cpCompare, cpLen, cpSlice, pyDumps } from './py.js';
+import { DlgError } from '../errors.js';
+import { isJsonObject, isLosslessNumber, jsonKeys, parseJson } from '../python/json.js';
+import { cpCompare, cpLen, cpSlice, pyDumps } from '../python/py.js';
 
 /** Base class of the errors this module throws. */
 export class EvidenceError extends DlgError {}

@@ -14,9 +14,9 @@
  * The core of the library must run in a browser: nothing here imports `node:` modules.
  */
 import { Dialog, Message, REPLY_SEPARATOR, type MsgType } from './dialog.js';
-import { DlgError, InvalidArgumentError } from './errors.js';
-import type { Msg, Part, ToolResultPart, ToolUsePart } from './model.js';
-import { fmt2hist, hist2fmt, isResultFence } from './reply.js';
+import { DlgError, InvalidArgumentError } from '../errors.js';
+import type { Msg, Part, ToolResultPart, ToolUsePart } from '../chat/message.js';
+import { fmt2hist, hist2fmt, isResultFence } from '../chat/reply.js';
 
 /** Options of {@link chat2dlg}. */
 export interface Chat2DlgOptions {

@@ -22,10 +22,10 @@
  *
  * The core of the library must run in a browser: nothing here imports `node:` modules.
  */
-import { aiOutput as outputsAiView } from './aioutput.js';
-import { REPLY_SEPARATOR } from './reply.js';
-import { InvalidArgumentError, NotebookError } from './errors.js';
-import { KEY_ORDER, LosslessNumber, isJsonObject, isLosslessNumber, pyNumberKind } from './json.js';
+import { aiOutput as outputsAiView } from './ai-output.js';
+import { REPLY_SEPARATOR } from '../chat/reply.js';
+import { InvalidArgumentError, NotebookError } from '../errors.js';
+import { KEY_ORDER, LosslessNumber, isJsonObject, isLosslessNumber, pyNumberKind } from '../python/json.js';
 
 /** The four message types of a dialog (SPEC §0). */
 export type MsgType = 'code' | 'note' | 'prompt' | 'raw';

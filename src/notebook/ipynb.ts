@@ -45,10 +45,10 @@
  * imports.
  */
 import type * as nbformat from '@jupyterlab/nbformat';
-import { CELL_ID_RE, Dialog, Message, REPLY_SEPARATOR, cloneJson, isJsonMime, pyTruthy, type JsonObject } from './dialog.js';
-import { InvalidArgumentError, JsonParseError, NotebookError } from './errors.js';
-import { LosslessNumber, MAX_JSON_DEPTH, isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from './json.js';
-import { cpCompare, pyFloatRepr, pyNumberRepr } from './py.js';
+import { CELL_ID_RE, Dialog, Message, REPLY_SEPARATOR, cloneJson, isJsonMime, pyTruthy, type JsonObject } from '../dialog/dialog.js';
+import { InvalidArgumentError, JsonParseError, NotebookError } from '../errors.js';
+import { LosslessNumber, MAX_JSON_DEPTH, isJsonObject, isLosslessNumber, parseJson, pyNumberKind } from '../python/json.js';
+import { cpCompare, pyFloatRepr, pyNumberRepr } from '../python/py.js';
 
 /** Options of {@link readsIpynb}. */
 export interface ReadOptions {

@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
-import type { Dialog } from './dialog.js';
-import { DlgError, InvalidArgumentError, NotebookError } from './errors.js';
-import { dumpsIpynb, readsIpynbBytes, type ReadOptions, type WriteOptions } from './notebook.js';
+import type { Dialog } from '../dialog/dialog.js';
+import { DlgError, InvalidArgumentError, NotebookError } from '../errors.js';
+import { dumpsIpynb, readsIpynbBytes, type ReadOptions, type WriteOptions } from './ipynb.js';
 
 /** Reject a path that is not a non-empty string (Node's own message for `null` named no file). */
 function checkPath(path: unknown, fn: string): asserts path is string {

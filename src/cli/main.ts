@@ -43,16 +43,16 @@ import { Command, CommanderError, InvalidArgumentError as OptionValueError, Opti
 import { glob, isDynamicPattern } from 'tinyglobby';
 import writeFileAtomic from 'write-file-atomic';
 import cliProgress from 'cli-progress';
-import { DlgError } from './errors.js';
-import { dumpsIpynb, readsIpynbBytes } from './notebook.js';
-import { compactDialog, flatNotebook, measureDialog, measureFlat, type ClassTokens } from './compact.js';
-import type { Policy } from './dsl.js';
-import type { Dialog } from './dialog.js';
+import { DlgError } from '../errors.js';
+import { dumpsIpynb, readsIpynbBytes } from '../notebook/ipynb.js';
+import { compactDialog, flatNotebook, measureDialog, measureFlat, type ClassTokens } from '../dialog/compact.js';
+import type { Policy } from '../dsl/render.js';
+import type { Dialog } from '../dialog/dialog.js';
 import {
   dslSummarizer, httpDialogSummarizer, planDialogSummary, summarizeDialog,
   type DialogSummarizer, type SummarizeDialogOptions, type SummarizeDialogRefusal,
-} from './dialog-summary.js';
-import { microCompactDialog } from './dialog-micro.js';
+} from '../dialog/summarize.js';
+import { microCompactDialog } from '../dialog/micro.js';
 
 /** A command-line mistake (bad option value, conflicting options): exit status 2. */
 export class UsageError extends DlgError {}
@@ -228,7 +228,7 @@ const WORKER_FLAG = 'dlgCompactCliWorker';
 
 /** The package's version, read from package.json next to `src/` or `dist/`. */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 

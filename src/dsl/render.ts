@@ -14,11 +14,11 @@
  * Behaviour follows the Python reference (`llmsurgery.compact`), pinned by
  * `conformance/dsl.json`.
  */
-import { BudgetError, InvalidArgumentError } from './errors.js';
-import type { Msg, Part, ToolUsePart } from './model.js';
-import { cpLen, pyLstrip, pyRepr, pySplitlines, pyStrip } from './py.js';
-import { jsonKeys } from './json.js';
-import { fitsToks, lenToks, midCuts, truncToksMid } from './tokens.js';
+import { BudgetError, InvalidArgumentError } from '../errors.js';
+import type { Msg, Part, ToolUsePart } from '../chat/message.js';
+import { cpLen, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/py.js';
+import { jsonKeys } from '../python/json.js';
+import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/tokens.js';
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks

@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Prints the seed of the property tests once per run (test/fc-seed.ts).
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -68,8 +68,12 @@ const totalBytes = items.reduce((a, x) => a + x.bytes.length, 0);
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 // The yardstick gets the same bytes: decode, parse, stringify.
-const tJson = time(() => { for (const x of items) JSON.stringify(JSON.parse(decoder.decode(x.bytes)), null, 1); });
-const tRoundtrip = time(() => { for (const x of items) lib.dumpsIpynb(lib.readsIpynbBytes(x.bytes, x.name)); });
+const tJson = time(() => {
+  for (const x of items) JSON.stringify(JSON.parse(decoder.decode(x.bytes)), null, 1);
+});
+const tRoundtrip = time(() => {
+  for (const x of items) lib.dumpsIpynb(lib.readsIpynbBytes(x.bytes, x.name));
+});
 const tFlat = time(() => {
   for (const x of items) lib.dumpsIpynb(lib.flatNotebook(lib.readsIpynbBytes(x.bytes, x.name)));
 });

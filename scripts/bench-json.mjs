@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of src/python/json.ts parseJson and src/python/py.ts pyDumps against native JSON on a
+// Benchmark of parseJson (src/python/json.ts) and pyDumps (src/python/dumps.ts) against native JSON on a
 // notebook-like document built in memory (~20 MB by default: many short source lines, long
 // base64 outputs, escapes, non-ASCII text so the JS string is two-byte, as real dialogs are).
 //
@@ -8,7 +8,7 @@
 // includes V8's GC threads); on a loaded machine compare the CPU ratios.
 // Loads the TypeScript sources directly (transpiled with the project's `typescript` into a
 // temporary directory), so it needs no build.
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, symlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync, symlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -25,14 +25,20 @@ try {
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   mkdirSync(join(dir, 'src', 'python'));
-  for (const f of ['errors.ts', 'python/json.ts', 'python/py.ts']) {
+  const sources = [
+    'errors.ts',
+    ...readdirSync(join(root, 'src', 'python'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `python/${f}`),
+  ];
+  for (const f of sources) {
     const out = ts.transpileModule(readFileSync(join(root, 'src', f), 'utf8'), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
     });
     writeFileSync(join(dir, 'src', f.replace(/\.ts$/, '.js')), out.outputText);
   }
   const { parseJson } = await import(pathToFileURL(join(dir, 'src', 'python', 'json.js')).href);
-  const { pyDumps } = await import(pathToFileURL(join(dir, 'src', 'python', 'py.js')).href);
+  const { pyDumps } = await import(pathToFileURL(join(dir, 'src', 'python', 'dumps.js')).href);
 
   const docs = [['built notebook-like document', buildNotebookText(sizeMB * 1e6)]];
   for (const f of files) docs.push([f, readFileSync(f, 'utf8')]);
@@ -46,10 +52,22 @@ try {
         `  ${what.padEnd(44)} wall ${a.wall.toFixed(0).padStart(5)} vs ${b.wall.toFixed(0).padStart(5)} ms (x${(a.wall / b.wall).toFixed(2)})` +
           `   cpu ${a.cpu.toFixed(0).padStart(5)} vs ${b.cpu.toFixed(0).padStart(5)} ms (x${(a.cpu / b.cpu).toFixed(2)})`,
       );
-    report('parseJson vs JSON.parse', time(() => parseJson(text)), time(() => JSON.parse(text)));
+    report(
+      'parseJson vs JSON.parse',
+      time(() => parseJson(text)),
+      time(() => JSON.parse(text)),
+    );
     const nativeDump = time(() => JSON.stringify(native, null, 1));
-    report('pyDumps nbformat style vs JSON.stringify', time(() => pyDumps(ours, opts)), nativeDump);
-    report('pyDumps ensure_ascii vs JSON.stringify', time(() => pyDumps(ours, { indent: 1, sortKeys: true })), nativeDump);
+    report(
+      'pyDumps nbformat style vs JSON.stringify',
+      time(() => pyDumps(ours, opts)),
+      nativeDump,
+    );
+    report(
+      'pyDumps ensure_ascii vs JSON.stringify',
+      time(() => pyDumps(ours, { indent: 1, sortKeys: true })),
+      nativeDump,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -80,7 +98,25 @@ function buildNotebookText(target) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed % n;
   };
-  const words = ['def', 'return', 'import', 'numpy', 'value', 'the', 'reply', 'données', 'naïve', '数据', 'x', '=', '"quoted"', '\\path', 'tab\there', '🤖', 'print(f"{x!r}")'];
+  const words = [
+    'def',
+    'return',
+    'import',
+    'numpy',
+    'value',
+    'the',
+    'reply',
+    'données',
+    'naïve',
+    '数据',
+    'x',
+    '=',
+    '"quoted"',
+    '\\path',
+    'tab\there',
+    '🤖',
+    'print(f"{x!r}")',
+  ];
   const line = () => {
     const n = 3 + rnd(12);
     const w = [];
@@ -102,7 +138,7 @@ function buildNotebookText(target) {
     for (let i = 0; i < nl; i++) lines.push(line());
     const cell = {
       cell_type: k % 3 === 0 ? 'markdown' : 'code',
-      id: (k * 2654435761 >>> 0).toString(16).padStart(8, '0'),
+      id: ((k * 2654435761) >>> 0).toString(16).padStart(8, '0'),
       metadata: k % 3 === 0 ? { solveit_ai: true } : { collapsed: false, tags: ['t' + (k % 7)] },
       source: lines,
     };

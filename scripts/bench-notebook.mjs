@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Benchmark of notebook text I/O (src/notebook.ts): builds a synthetic dialog of about N MB in
+ * Benchmark of notebook text I/O (src/notebook/): builds a synthetic dialog of about N MB in
  * memory (prompts with long Markdown replies, code cells with stream, text/plain, text/html
  * and base64 image outputs, metadata), then times readsIpynb + dumpsIpynb against the native
  * baseline JSON.parse + JSON.stringify(_, null, 1) of the same text, and prints the ratio.
@@ -37,8 +37,28 @@ const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
 
 /** Deterministic pseudo-random numbers (so every run builds the same dialog). */
 let seed = 12345;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const WORDS = ['the', 'dialog', 'notebook', 'tool', 'call', 'result', 'token', 'budget', 'über', 'naïve', '🤖', 'compact', 'reply', 'cell', 'output', 'x = 1', '"quoted"', 'back\\slash', 'tab\there'];
+const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+const WORDS = [
+  'the',
+  'dialog',
+  'notebook',
+  'tool',
+  'call',
+  'result',
+  'token',
+  'budget',
+  'über',
+  'naïve',
+  '🤖',
+  'compact',
+  'reply',
+  'cell',
+  'output',
+  'x = 1',
+  '"quoted"',
+  'back\\slash',
+  'tab\there',
+];
 const words = (n) => Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
 const lines = (n, w) => Array.from({ length: n }, () => words(w) + '\n');
 const b64 = (n) => {
@@ -101,7 +121,9 @@ if (once) {
   const [tr, d] = time(() => readsIpynb(text, 'bench.ipynb'));
   const [tw, out] = time(() => dumpsIpynb(d));
   const peak = process.resourceUsage().maxRSS / 1024;
-  console.log(`messages ${d.messages.length}; read ${tr.toFixed(0)} ms, write ${tw.toFixed(0)} ms; output ${out === text ? 'identical to input' : 'DIFFERS from input'}`);
+  console.log(
+    `messages ${d.messages.length}; read ${tr.toFixed(0)} ms, write ${tw.toFixed(0)} ms; output ${out === text ? 'identical to input' : 'DIFFERS from input'}`,
+  );
   console.log(`peak RSS ${peak.toFixed(0)} MB`);
   process.exit(out === text ? 0 : 1);
 }
@@ -130,7 +152,9 @@ for (let r = 0; r < runs; r++) {
 const b = median(base);
 const o = median(ours);
 console.log(`baseline JSON.parse+JSON.stringify: median ${b.toFixed(0)} ms CPU, min ${min(base).toFixed(0)} ms (${runs} runs)`);
-console.log(`readsIpynb+dumpsIpynb: median ${o.toFixed(0)} ms (read ${median(reads).toFixed(0)}, write ${median(writes).toFixed(0)}), min ${min(ours).toFixed(0)} ms`);
+console.log(
+  `readsIpynb+dumpsIpynb: median ${o.toFixed(0)} ms (read ${median(reads).toFixed(0)}, write ${median(writes).toFixed(0)}), min ${min(ours).toFixed(0)} ms`,
+);
 console.log(`round trip identical: ${same}`);
 console.log(`ratio (CPU time): ${(o / b).toFixed(2)} (medians), ${(min(ours) / min(base)).toFixed(2)} (minima)`);
 console.log(`ratio (wall clock, totals): ${(wall.ours / wall.base).toFixed(2)}`);

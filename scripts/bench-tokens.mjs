@@ -1,23 +1,27 @@
-// Benchmark of src/tokens.ts (run after `npx tsc -p tsconfig.json`): tokens/second for
+// Benchmark of the tokenizer, src/tokens/ (run after `npx tsc -p tsconfig.json`): tokens/second for
 // prose, code, a 200 KB run of one letter and a 5 MB base64 line; the time of
 // truncToksMid(5 MB base64, 35); and the first lenToks call (which decodes the rank table).
 // Times are the best of several runs (wall clock); tokens/s is from lenToks.
 // Usage: node scripts/bench-tokens.mjs [--json]
 const t0 = performance.now();
-const tok = await import('../dist/tokens/tokens.js');
+const tok = await import('../dist/tokens/index.js');
 const importMs = performance.now() - t0;
 const { encToks, lenToks, truncToksMid, fitsToks } = tok;
 
 const asJson = process.argv.includes('--json');
 const results = { importMs: round(importMs) };
-function round(x) { return Math.round(x * 10) / 10; }
+function round(x) {
+  return Math.round(x * 10) / 10;
+}
 
 // Deterministic pseudo-random source (xorshift32) so runs are comparable.
 let seed = 0x9e3779b9;
 function rnd() {
-  seed ^= seed << 13; seed >>>= 0;
+  seed ^= seed << 13;
+  seed >>>= 0;
   seed ^= seed >>> 17;
-  seed ^= seed << 5; seed >>>= 0;
+  seed ^= seed << 5;
+  seed >>>= 0;
   return seed / 4294967296;
 }
 
@@ -28,9 +32,11 @@ function rnd() {
   results.firstLenToksMs = round(performance.now() - t);
 }
 
-const words = ('the of and to in is was for on that with as by at from his her it an were are which this be ' +
+const words = (
+  'the of and to in is was for on that with as by at from his her it an were are which this be ' +
   'compaction notebook dialog token budget summary history message assistant reply tool result kept ' +
-  'because however although meanwhile particularly transformation encoding unicode café naïve 東京 Ünïcödé').split(' ');
+  'because however although meanwhile particularly transformation encoding unicode café naïve 東京 Ünïcödé'
+).split(' ');
 function prose(bytes) {
   const out = [];
   let len = 0;
@@ -53,7 +59,7 @@ function code(bytes) {
     const v = `value_${i % 97}`;
     const l = [
       `def f_${i}(${v}, n=${i % 1000}):`,
-      `    if ${v} is None or len(${v}) > 0x${(i * 2654435761 >>> 0).toString(16)}:`,
+      `    if ${v} is None or len(${v}) > 0x${((i * 2654435761) >>> 0).toString(16)}:`,
       `        return {"k${i}": [${v}, n * ${i % 13} + 1], 'path': "/usr/lib/x${i}.so"}`,
       `    for j in range(n): ${v} += j ** 2  # accumulate ${i}`,
       '',
@@ -112,11 +118,13 @@ rate('base64_5MB', B, 3);
 if (asJson) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  console.log(`import of dist/tokens/tokens.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
+  console.log(`import of dist/tokens/index.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
   for (const k of ['prose1MB', 'code1MB', 'a200KB', 'base64_5MB']) {
     const r = results[k];
-    console.log(`${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +
-      `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s`);
+    console.log(
+      `${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +
+        `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s`,
+    );
   }
   console.log(`truncToksMid(base64 5 MB, 35): ${results.truncToksMid_base64_5MB_35.ms} ms (-> ${results.truncToksMid_base64_5MB_35.outTokens} tokens)`);
   console.log(`truncToksMid(a x 200 KB, 35): ${results.truncToksMid_a200KB_35.ms} ms (-> ${results.truncToksMid_a200KB_35.outTokens} tokens)`);

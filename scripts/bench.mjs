@@ -40,7 +40,9 @@ try {
     base.push(performance.now() - t0);
   }
   const med = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
-  console.log(`dlg-compact notebooks/demo.ipynb: ${med(times).toFixed(0)} ms (median of 5); bare \`node -e 0\`: ${med(base).toFixed(0)} ms; ratio ${(med(times) / med(base)).toFixed(1)}x`);
+  console.log(
+    `dlg-compact notebooks/demo.ipynb: ${med(times).toFixed(0)} ms (median of 5); bare \`node -e 0\`: ${med(base).toFixed(0)} ms; ratio ${(med(times) / med(base)).toFixed(1)}x`,
+  );
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate test/fixtures/literal-cases.json: expectations for src/pyliteral.ts.
+"""Generate test/fixtures/literal-cases.json: expectations for literalEval and pyStrValue
+(src/python/literal-eval.ts, src/python/literal-repr.ts).
 
 Each case is {"src": text, "ok": bool, "str": text-or-absent}: `ok` says whether Python's
 `ast.literal_eval(src)` succeeds AND `str()` of the value succeeds (the reference keeps the

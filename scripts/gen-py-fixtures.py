@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write test/fixtures/py-cases.json: Python's own answers for the semantics src/py.ts and
-src/json.ts reproduce (str.isspace/strip/splitlines/isprintable, repr, float repr, json.loads,
-json.dumps). Run with the Python the reference used (3.11; Unicode 14.0.0):
+"""Write test/fixtures/py-cases.json: Python's own answers for the semantics src/python/
+reproduces (str.isspace/strip/splitlines/isprintable, repr, float repr, json.loads, json.dumps).
+Run with the Python the reference used (3.11; Unicode 14.0.0):
 
     python3 scripts/gen-py-fixtures.py [path/to/shared/conformance/dsl.json]
 

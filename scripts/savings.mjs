@@ -3,8 +3,9 @@
 //   npm run build && node scripts/savings.mjs [path/to/shared/conformance/dialogs]
 //
 // For every dialog in manifest.json: prompts, the tokens of the raw .ipynb text (what reading
-// the file costs; the manifest's input_tokens), tokens before (measureDialog: the tokens of all
-// cells' text and code outputs' AI views, o200k_base), tokens of the flat document (dlg2compact,
+// the file costs; the manifest's input_tokens), tokens before (measureDialog: what the model reads
+// of the non-skipped cells — text, replies as written, code outputs' AI views — in o200k_base
+// tokens, the count the summary trigger uses), tokens of the flat document (dlg2compact,
 // default policy), tokens of the dialog-mode compaction (compactDialog, measured like the
 // input), and the savings of both forms relative to "tokens before". The last row totals the
 // columns. Reads the built library in dist/, so run `npm run build` first.
@@ -13,9 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const dir = process.argv[2]
-  ? resolve(process.argv[2])
-  : join(process.env.DLG_SHARED_DIR ?? join(root, '..', 'shared'), 'conformance', 'dialogs');
+const dir = process.argv[2] ? resolve(process.argv[2]) : join(process.env.DLG_SHARED_DIR ?? join(root, '..', 'shared'), 'conformance', 'dialogs');
 
 const { readsIpynbBytes } = await import(join(root, 'dist', 'index.js'));
 const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'index.js'));
@@ -47,16 +46,34 @@ for (const { name } of manifest) {
   const flat = measureFlat(dlg).tokens.total;
   // compactDialog rewrites prompts in place, so it runs last on this dialog.
   const dialog = measureDialog(compactDialog(dlg)).tokens.total;
-  rows.push([name, num(before.prompts), num(fileToks), num(before.tokens.total), num(flat), num(dialog),
-    pct(before.tokens.total, flat), pct(before.tokens.total, dialog)]);
+  rows.push([
+    name,
+    num(before.prompts),
+    num(fileToks),
+    num(before.tokens.total),
+    num(flat),
+    num(dialog),
+    pct(before.tokens.total, flat),
+    pct(before.tokens.total, dialog),
+  ]);
   total.prompts += before.prompts;
   total.file += fileToks;
   total.before += before.tokens.total;
   total.flat += flat;
   total.dialog += dialog;
 }
-rows.push(['**total**', num(total.prompts), num(total.file), num(total.before), num(total.flat), num(total.dialog),
-  pct(total.before, total.flat), pct(total.before, total.dialog)].map((c, i) => (i === 0 ? c : `**${c}**`)));
+rows.push(
+  [
+    '**total**',
+    num(total.prompts),
+    num(total.file),
+    num(total.before),
+    num(total.flat),
+    num(total.dialog),
+    pct(total.before, total.flat),
+    pct(total.before, total.dialog),
+  ].map((c, i) => (i === 0 ? c : `**${c}**`)),
+);
 
 const head = ['dialog', 'prompts', 'file tokens', 'tokens before', 'flat tokens', 'dialog-mode tokens', 'flat saving', 'dialog-mode saving'];
 console.log(`| ${head.join(' | ')} |`);

@@ -22,7 +22,10 @@ export class DocumentFormatError extends DlgError {}
 
 /** Text that should be JSON is not; `position` is a character offset into the text. */
 export class JsonParseError extends DlgError {
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super(message);
   }
 }

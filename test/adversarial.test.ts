@@ -10,21 +10,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactDialog, compactReply, dlg2compact, measureDialog, measureFlat } from '../src/dialog/compact.js';
+import { compactDialog, dlg2compact, measureFlat } from '../src/dialog/compact.js';
+import { compactReply } from '../src/dsl/compact-reply.js';
+import { measureDialog } from '../src/dialog/measure.js';
 import { aiOutput } from '../src/dialog/ai-output.js';
-import { BudgetError, DlgError, InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { BudgetError, InvalidArgumentError, NotebookError } from '../src/errors.js';
+import { dumpsIpynb, readsIpynb } from '../src/notebook/index.js';
 import { Dialog } from '../src/dialog/dialog.js';
 import { readIpynb, readIpynbSync, writeIpynb, writeIpynbSync } from '../src/notebook/files.js';
 import { compactChat } from '../src/dsl/render.js';
 import { autoCompact, microCompact } from '../src/strategies/micro.js';
-import { cpLen } from '../src/python/py.js';
+import { cpLen } from '../src/python/index.js';
 import { microCompactDialog } from '../src/dialog/micro.js';
-import { summarizeCompaction, type SummaryMessage } from '../src/strategies/summary.js';
+import { summarizeCompaction } from '../src/strategies/summary.js';
+import type { SummaryWireMessage as SummaryMessage } from '../src/strategies/wire.js';
 import { summarizeDialog } from '../src/dialog/summarize.js';
 import { compactResult } from '../src/dsl/render.js';
-import { fmt2hist } from '../src/chat/reply.js';
-import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens/tokens.js';
+import { fmt2hist } from '../src/chat/index.js';
+import { decToks, encToks, fitsToks, lenToks, truncToksMid } from '../src/tokens/index.js';
+import { tokensInternals } from '../src/tokens/internals.js';
+import { fcParams } from './support.js';
 
 /** Await `f()`, assert it took less than `ms` milliseconds, return its value. */
 async function timedAsync<T>(ms: number, f: () => Promise<T>): Promise<T> {
@@ -50,9 +55,50 @@ function timed<T>(ms: number, f: () => T): T {
 describe('tokens: giant pre-token pieces', () => {
   // Code points of every category the o200k pattern distinguishes (Lu, Lt, Lm, Lo, Ll, M, N,
   // white space, \r \n, '/', contraction letters, astral, lone surrogates, other).
-  const ALPHABET = ['a', 'A', 'ǅ', 'ʰ', '中', '\u0301', '𝐀', '𝐚', '1', '١', '²', ' ', '  ', '\n', '\r', '\t', '\u3000', '\u0085',
-    '\u00a0', '/', '!', "'", 's', 'S', 'ſ', 't', 'r', 'R', 'e', 'E', 'v', 'm', 'l', 'L', 'd', '😀', '\ud800', '\udc00', '.',
-    '\u200b', '\ufeff', 'x'];
+  const ALPHABET = [
+    'a',
+    'A',
+    'ǅ',
+    'ʰ',
+    '中',
+    '\u0301',
+    '𝐀',
+    '𝐚',
+    '1',
+    '١',
+    '²',
+    ' ',
+    '  ',
+    '\n',
+    '\r',
+    '\t',
+    '\u3000',
+    '\u0085',
+    '\u00a0',
+    '/',
+    '!',
+    "'",
+    's',
+    'S',
+    'ſ',
+    't',
+    'r',
+    'R',
+    'e',
+    'E',
+    'v',
+    'm',
+    'l',
+    'L',
+    'd',
+    '😀',
+    '\ud800',
+    '\udc00',
+    '.',
+    '\u200b',
+    '\ufeff',
+    'x',
+  ];
 
   it('the hand-written piece scanner (fallback for giant pieces) cuts exactly where the regex does', () => {
     fc.assert(
@@ -64,7 +110,7 @@ describe('tokens: giant pre-token pieces', () => {
           pos = want;
         }
       }),
-      { numRuns: 20_000 },
+      fcParams(20_000),
     );
   });
 
@@ -88,14 +134,18 @@ describe('tokens: giant pre-token pieces', () => {
   it.each([
     ['5 M CJK', '中'.repeat(5_000_000)],
     ['5 M modifier letters', 'ʰ'.repeat(5_000_000)],
-  ])('%s: counted and cut without a RangeError', (_name, s) => {
-    const n = timed(8_000, () => lenToks(s));
-    expect(n).toBeGreaterThan(s.length / 8);
-    const cut = timed(8_000, () => truncToksMid(s, 50));
-    expect(cut.startsWith(s.slice(0, 10))).toBe(true);
-    expect(cut).toContain(' … ');
-    expect(lenToks(cut)).toBeLessThanOrEqual(50);
-  }, 30_000);
+  ])(
+    '%s: counted and cut without a RangeError',
+    (_name, s) => {
+      const n = timed(8_000, () => lenToks(s));
+      expect(n).toBeGreaterThan(s.length / 8);
+      const cut = timed(8_000, () => truncToksMid(s, 50));
+      expect(cut.startsWith(s.slice(0, 10))).toBe(true);
+      expect(cut).toContain(' … ');
+      expect(lenToks(cut)).toBeLessThanOrEqual(50);
+    },
+    30_000,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +178,13 @@ describe('reply parsing: hostile shapes stay linear', () => {
     const reply = Array.from({ length: 10_000 }, (_, i) => `text ${i}\n\n` + block({ id: `id${i}`, name: 'f', args: { a: i }, result: `r${i}` })).join('\n\n');
     const msgs = timed(3_000, () => fmt2hist(reply));
     expect(msgs).toHaveLength(20_001);
-    expect(msgs[2]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'text 1' }, { type: 'tool_use', id: 'id1', name: 'f', arguments: { a: expect.anything() } }] });
+    expect(msgs[2]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'text 1' },
+        { type: 'tool_use', id: 'id1', name: 'f', arguments: { a: expect.anything() } },
+      ],
+    });
     const out = timed(5_000, () => compactReply(reply));
     expect(out.split('\n').slice(0, 6)).toEqual(['text 0', '▶ f(a=0)', '> r0', 'text 1', '▶ f(a=1)', '> r1']);
   });
@@ -152,7 +208,14 @@ describe('reply parsing: hostile shapes stay linear', () => {
 function nbText(cells: unknown[]): string {
   return JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells });
 }
-const codeCell = (id: string | null, outputs: unknown[], source = 'print(1)') => ({ cell_type: 'code', id, metadata: {}, source, outputs, execution_count: null });
+const codeCell = (id: string | null, outputs: unknown[], source = 'print(1)') => ({
+  cell_type: 'code',
+  id,
+  metadata: {},
+  source,
+  outputs,
+  execution_count: null,
+});
 
 /** The error `f` throws (fails when it returns). */
 function thrown(f: () => unknown): Error {
@@ -219,10 +282,13 @@ describe('rendering errors name the file, the cell and the field', () => {
 
   it('budgets of 0 elsewhere render, they do not throw (SPEC §2: a cut to 0 tokens is empty)', () => {
     const reply = 'Sure.\n\n```json {.tool}\n{"id": "t", "name": "f", "args": {"a": 1}, "result": "r"}\n```';
-    const d = readsIpynb(nbText([
-      { cell_type: 'markdown', id: 'p', metadata: { solveit_ai: true }, source: 'q' + '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n' + reply },
-      codeCell('c1', [{ output_type: 'stream', name: 'stdout', text: 'out' }]),
-    ]), 'z.ipynb');
+    const d = readsIpynb(
+      nbText([
+        { cell_type: 'markdown', id: 'p', metadata: { solveit_ai: true }, source: 'q' + '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n' + reply },
+        codeCell('c1', [{ output_type: 'stream', name: 'stdout', text: 'out' }]),
+      ]),
+      'z.ipynb',
+    );
     expect(dlg2compact(d, { userToks: 0, asstToks: 0, callToks: 60, resultToks: 0 })).toBe('▶ f(a=1)\n\n***\n\n#_c1\n```python\nprint(1)\n```');
     const c = compactDialog(d, { userToks: 0, asstToks: 0, callToks: 0, resultToks: 0 });
     expect(c.messages[0].content).toBe('');
@@ -305,7 +371,12 @@ describe('API misuse gets typed errors, not silent results', () => {
 
   it('a reply tool call with a non-string command fails the cell with its location (the reference raises there too)', () => {
     const reply = '```json {.tool}\n{"id": "t", "name": "Bash", "args": {"command": ["ls", "-la"]}, "result": "a"}\n```';
-    const d = readsIpynb(nbText([{ cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'list\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n' + reply }]), 'r.ipynb');
+    const d = readsIpynb(
+      nbText([
+        { cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'list\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n' + reply },
+      ]),
+      'r.ipynb',
+    );
     const want = 'r.ipynb: cell p1: source: compactCall: argument "command" of tool "Bash" must be a string, got object';
     expect(thrown(() => dlg2compact(d)).message).toBe(want);
     const e = thrown(() => compactDialog(d));
@@ -326,8 +397,20 @@ describe('summarisers that throw, return garbage or never settle', () => {
   const never = () => new Promise<string>(() => {});
 
   it.each([
-    ['throws', () => { throw new Error('boom'); }, 'summarizer-failed'],
-    ['rejects', async () => { throw new TypeError('boom'); }, 'summarizer-failed'],
+    [
+      'throws',
+      () => {
+        throw new Error('boom');
+      },
+      'summarizer-failed',
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new TypeError('boom');
+      },
+      'summarizer-failed',
+    ],
     ['returns a number', () => 42, 'empty-summary'],
     ['returns null', () => null, 'empty-summary'],
     ['returns a String object', () => new String('summary'), 'empty-summary'],
@@ -405,27 +488,63 @@ describe('summarisers that throw, return garbage or never settle', () => {
 
 describe('hostile dialogs: compact in place, write, read back', () => {
   const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
-  const block = (id: string, name: string, args: unknown, result: unknown) => '```json {.tool}\n' + JSON.stringify({ id, name, args, result }, null, 2) + '\n```';
+  const block = (id: string, name: string, args: unknown, result: unknown) =>
+    '```json {.tool}\n' + JSON.stringify({ id, name, args, result }, null, 2) + '\n```';
   const legacy = (id: string, fn: string, args: unknown, close: boolean) =>
     `<details class='tool-usage-details'>\n<summary>${fn}()</summary>\n\n\`\`\`json\n${JSON.stringify({ id, call: { function: fn, arguments: args }, result: 'r' })}\n\`\`\`\n\n${close ? '</details>' : ''}`;
   // Pieces of replies, sources and stream text: line breaks of every kind, fences, markers,
   // sigils, control and non-characters, current/legacy/broken tool blocks, the separator.
-  const PIECES = ['\n', '\r\n', '\r', 'text', 'é', '𝍁', '\u2028', '\u0085', '\ufeff', '\ud800', '\x00', '\x1b[31m', '```', '````', '```python\n',
-    '`````result\n', 'x\n`````\n', SEP, ' … ', '> ', '▶ f()', '! ls', '»', '§', '¶', '<!--think_start-->', '<!--think_end-->',
-    '```json {.usage}\n{"a":1}\n```', '<warn>', '</warn>', "'", '"', '\\',
-    block('a1', 'f', { x: 1 }, 'res'), block('a2', 'Bash', { command: 'ls\n-la' }, 'out\nput'), block('a3', 'py', { code: 'print(1)' }, '1'),
-    block('', 'f', {}, 'r'), block('a1', 'f', {}, { k: [1, 2.0] }), legacy('l1', 'g', { a: 'b' }, true), legacy('l2', 'g', {}, false),
-    '```json {.tool}\n[1]\n```', '```json {.tool}\n{bad\n```',
-    '::: {.details .tool-usage-details}\n## s\n```json\n{"id":"d1","call":{"function":"h","arguments":{}},"result":"q"}\n```\n:::'];
-  const text = fc
-    .tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), fc.constantFrom('\n', '\n\n'))
-    .map(([a, join]) => a.join(join));
+  const PIECES = [
+    '\n',
+    '\r\n',
+    '\r',
+    'text',
+    'é',
+    '𝍁',
+    '\u2028',
+    '\u0085',
+    '\ufeff',
+    '\ud800',
+    '\x00',
+    '\x1b[31m',
+    '```',
+    '````',
+    '```python\n',
+    '`````result\n',
+    'x\n`````\n',
+    SEP,
+    ' … ',
+    '> ',
+    '▶ f()',
+    '! ls',
+    '»',
+    '§',
+    '¶',
+    '<!--think_start-->',
+    '<!--think_end-->',
+    '```json {.usage}\n{"a":1}\n```',
+    '<warn>',
+    '</warn>',
+    "'",
+    '"',
+    '\\',
+    block('a1', 'f', { x: 1 }, 'res'),
+    block('a2', 'Bash', { command: 'ls\n-la' }, 'out\nput'),
+    block('a3', 'py', { code: 'print(1)' }, '1'),
+    block('', 'f', {}, 'r'),
+    block('a1', 'f', {}, { k: [1, 2.0] }),
+    legacy('l1', 'g', { a: 'b' }, true),
+    legacy('l2', 'g', {}, false),
+    '```json {.tool}\n[1]\n```',
+    '```json {.tool}\n{bad\n```',
+    '::: {.details .tool-usage-details}\n## s\n```json\n{"id":"d1","call":{"function":"h","arguments":{}},"result":"q"}\n```\n:::',
+  ];
+  const text = fc.tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), fc.constantFrom('\n', '\n\n')).map(([a, join]) => a.join(join));
   const cell = fc.record({ t: fc.constantFrom('prompt', 'code', 'note', 'raw'), a: text, b: text });
   // Known gap (reported), left out of the idempotency check: a think span hiding an unclosed
   // fence keeps a legacy envelope after it unconverted on the first pass (convTools runs
   // before think spans are removed), so the second pass converts it.
-  const keepsBlocks = (cells: Array<{ a: string; b: string }>): boolean =>
-    cells.every((c) => !c.b.includes('<!--think_start-->'));
+  const keepsBlocks = (cells: Array<{ a: string; b: string }>): boolean => cells.every((c) => !c.b.includes('<!--think_start-->'));
 
   it('every compacted dialog validates, keeps ids and types, and compacting again changes nothing', () => {
     fc.assert(
@@ -434,17 +553,18 @@ describe('hostile dialogs: compact in place, write, read back', () => {
           const id = `c${i}`;
           const clean = c.a.split(SEP).join('');
           if (c.t === 'prompt') return { cell_type: 'markdown', id, metadata: { solveit_ai: true }, source: clean + SEP + c.b };
-          if (c.t === 'code') return { cell_type: 'code', id, metadata: {}, source: c.a, outputs: [{ output_type: 'stream', name: 'stdout', text: c.b }], execution_count: null };
+          if (c.t === 'code')
+            return { cell_type: 'code', id, metadata: {}, source: c.a, outputs: [{ output_type: 'stream', name: 'stdout', text: c.b }], execution_count: null };
           return { cell_type: c.t === 'note' ? 'markdown' : 'raw', id, metadata: {}, source: clean };
         });
         const d = readsIpynb(nbText(nbCells), 'h.ipynb');
         expect(typeof dlg2compact(d)).toBe('string');
         const once = dumpsIpynb(compactDialog(d));
         const back = readsIpynb(once, 'h2.ipynb');
-        expect(back.messages.map((m) => [m.id, m.type])).toEqual(nbCells.map((c, i) => [`c${i}`, cells[i]!.t]));
+        expect(back.messages.map((m) => [m.id, m.type])).toEqual(nbCells.map((_c, i) => [`c${i}`, cells[i]!.t]));
         if (keepsBlocks(cells)) expect(dumpsIpynb(compactDialog(back))).toBe(once);
       }),
-      { numRuns: Number(process.env.BREAKER_RUNS ?? 600), seed: Number(process.env.BREAKER_SEED ?? 20240601) },
+      fcParams(600),
     );
   }, 60_000);
 });
@@ -526,13 +646,30 @@ describe('dialog micro-compaction over hostile replies', () => {
   // Blocks in every layout (indents 1/2/4 and none, ASCII escapes via a lone surrogate), server
   // and id-less blocks, non-string and placeholder results, duplicate keys, legacy envelopes
   // (closed, unclosed, pandoc div), mixed with fences, think spans and usage blocks.
-  const PIECES = ['text', '\n', '\r\n', 'é\u2028', '```', '````', '<!--think_start-->x<!--think_end-->', '```json {.usage}\n{}\n```',
-    block('a1', 'f', { x: 1 }, R, 2), block('a2', 'Bash', { command: 'ls' }, R + '\u00e9\ud800'), block('a3', 'read_file', {}, R, 2),
-    block('a4', 'f', {}, { k: R }, 1), block('a5', 'f', {}, R, 2, { server: true }), block('', 'f', {}, R, 2),
-    block('a6', 'f', {}, 12345678901234567890, 2), block('a7', 'f', {}, '[Previous: used f]', 2), block('a8', 'f', {}, R, 4),
+  const PIECES = [
+    'text',
+    '\n',
+    '\r\n',
+    'é\u2028',
+    '```',
+    '````',
+    '<!--think_start-->x<!--think_end-->',
+    '```json {.usage}\n{}\n```',
+    block('a1', 'f', { x: 1 }, R, 2),
+    block('a2', 'Bash', { command: 'ls' }, R + '\u00e9\ud800'),
+    block('a3', 'read_file', {}, R, 2),
+    block('a4', 'f', {}, { k: R }, 1),
+    block('a5', 'f', {}, R, 2, { server: true }),
+    block('', 'f', {}, R, 2),
+    block('a6', 'f', {}, 12345678901234567890, 2),
+    block('a7', 'f', {}, '[Previous: used f]', 2),
+    block('a8', 'f', {}, R, 4),
     '```json {.tool}\n{"id": "a9", "name": "f", "args": {}, "result": "' + R + '", "result": "dup"}\n```',
-    legacy('l1', 'g', R), legacy('l2', 'g', R, false), legacy('l3', 'g', { r: [R] }, true, 2),
-    '::: {.details .tool-usage-details}\n## s\n```json\n{"id":"d1","call":{"function":"h","arguments":{}},"result":"' + R + '"}\n```\n:::'];
+    legacy('l1', 'g', R),
+    legacy('l2', 'g', R, false),
+    legacy('l3', 'g', { r: [R] }, true, 2),
+    '::: {.details .tool-usage-details}\n## s\n```json\n{"id":"d1","call":{"function":"h","arguments":{}},"result":"' + R + '"}\n```\n:::',
+  ];
   const reply = fc.tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }), fc.constantFrom('\n', '\n\n', '')).map(([a, j]) => a.join(j));
 
   it('clears only results (to the placeholder), keeps every call, text run and id, survives a write and read; a second run clears nothing', () => {
@@ -564,7 +701,7 @@ describe('dialog micro-compaction over hostile replies', () => {
         });
         expect(microCompactDialog(back, { keepRecent }).cleared).toEqual([]);
       }),
-      { numRuns: Number(process.env.BREAKER_RUNS ?? 300), seed: Number(process.env.BREAKER_SEED ?? 20240601) },
+      fcParams(300),
     );
   }, 120_000);
 });

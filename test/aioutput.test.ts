@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DlgError, InvalidArgumentError } from '../src/errors.js';
-import { parseJson, isJsonObject } from '../src/python/json.js';
+import { isJsonObject, parseJson } from '../src/python/index.js';
 import { aiOutput, normalizeLatex, renderOutputsAi, renderTerminal, stripAnsi } from '../src/dialog/ai-output.js';
-import { HAVE_SHARED, readText, shared } from './support.js';
+import { HAVE_SHARED, readText, shared, fcParams } from './support.js';
 
 const stream = (text: string | string[], name = 'stdout') => ({ output_type: 'stream', name, text });
 const result = (data: Record<string, unknown>) => ({ output_type: 'execute_result', data, metadata: {}, execution_count: 1 });
@@ -15,14 +15,14 @@ function diffSnippet(got: string, want: string): string {
   let i = 0;
   while (i < got.length && i < want.length && got[i] === want[i]) i++;
   const from = Math.max(0, i - 80);
-  return `first difference at ${i} (got ${got.length} units, expected ${want.length})\n` +
-    `  got:      ${JSON.stringify(got.slice(from, i + 120))}\n  expected: ${JSON.stringify(want.slice(from, i + 120))}`;
+  return (
+    `first difference at ${i} (got ${got.length} units, expected ${want.length})\n` +
+    `  got:      ${JSON.stringify(got.slice(from, i + 120))}\n  expected: ${JSON.stringify(want.slice(from, i + 120))}`
+  );
 }
 
 describe.skipIf(!HAVE_SHARED)('aiOutput vs conformance dialogs (NNN.parts.json code_outputs)', () => {
-  const manifest = HAVE_SHARED
-    ? (JSON.parse(readText(shared('conformance', 'dialogs', 'manifest.json'))) as { name: string }[])
-    : [];
+  const manifest = HAVE_SHARED ? (JSON.parse(readText(shared('conformance', 'dialogs', 'manifest.json'))) as { name: string }[]) : [];
   it('covers all 44 dialogs', () => {
     expect(manifest.length).toBe(44);
   });
@@ -65,9 +65,7 @@ describe('stream rendering', () => {
     expect(renderTerminal('... -\b \b\\\b \bdone')).toBe('... done');
     expect(renderTerminal('\bab\b\b\bc')).toBe('c');
     expect(renderTerminal('x😀\by')).toBe('xy');
-    expect(aiOutput([stream(['Obtaining\r\n', '  Installing ... \x1b[?25l-']), stream('\b \bdone\r\n')])).toBe(
-      'Obtaining\n  Installing ... done\n',
-    );
+    expect(aiOutput([stream(['Obtaining\r\n', '  Installing ... \x1b[?25l-']), stream('\b \bdone\r\n')])).toBe('Obtaining\n  Installing ... done\n');
   });
   it('strips ANSI CSI sequences but keeps OSC ones', () => {
     expect(stripAnsi('\x1b[1m\x1b[34mbold\x1b[39m\x1b[22m')).toBe('bold');
@@ -160,10 +158,20 @@ describe('aiOutput robustness and speed', () => {
     fc.record({ output_type: fc.constant('error'), traceback: fc.array(fc.string({ unit: 'binary', maxLength: 30 }), { maxLength: 3 }) }),
   );
   it('never throws on well-formed outputs with arbitrary text', () => {
-    fc.assert(fc.property(fc.array(output, { maxLength: 6 }), (outs) => typeof aiOutput(outs) === 'string'), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.array(output, { maxLength: 6 }), (outs) => typeof aiOutput(outs) === 'string'),
+      fcParams(3000),
+    );
   });
   it('throws only typed errors on arbitrary JSON values', () => {
-    const arbitrary = fc.array(fc.oneof(output, fc.jsonValue() as fc.Arbitrary<unknown>, fc.dictionary(fc.constantFrom('output_type', 'name', 'text', 'data', 'traceback'), fc.jsonValue())), { maxLength: 5 });
+    const arbitrary = fc.array(
+      fc.oneof(
+        output,
+        fc.jsonValue() as fc.Arbitrary<unknown>,
+        fc.dictionary(fc.constantFrom('output_type', 'name', 'text', 'data', 'traceback'), fc.jsonValue()),
+      ),
+      { maxLength: 5 },
+    );
     fc.assert(
       fc.property(arbitrary, (outs) => {
         try {
@@ -173,7 +181,7 @@ describe('aiOutput robustness and speed', () => {
         }
         return true;
       }),
-      { numRuns: 3000 },
+      fcParams(3000),
     );
   });
   it('handles megabytes of output in linear time', () => {

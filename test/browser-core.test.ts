@@ -43,7 +43,7 @@ describe('browser-safe core', () => {
     }
     expect(bad).toEqual([]);
     // The graph really was walked: the core reaches the tokenizer, notebook I/O and compaction.
-    for (const m of ['tokens/tokens.ts', 'notebook/ipynb.ts', 'dialog/compact.ts', 'chat/reply.ts', 'dialog/dialog.ts']) {
+    for (const m of ['tokens/encode.ts', 'notebook/read.ts', 'dialog/compact.ts', 'chat/parse.ts', 'dialog/dialog.ts']) {
       expect([...seen].some((f) => f.endsWith(`/src/${m}`))).toBe(true);
     }
     expect([...seen].some((f) => f.endsWith('/src/notebook/files.ts') || f.includes('/src/cli/'))).toBe(false);

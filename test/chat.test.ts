@@ -17,13 +17,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chat2dlg, dlg2chat } from '../src/dialog/chat-bridge.js';
-import { compactReply, dlg2compact } from '../src/dialog/compact.js';
+import { dlg2compact } from '../src/dialog/compact.js';
+import { compactReply } from '../src/dsl/compact-reply.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { isLosslessNumber } from '../src/python/json.js';
+import { isLosslessNumber } from '../src/python/index.js';
 import { mkMsg, toolPart, toolResult, type Msg } from '../src/chat/message.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
-import { fmt2hist } from '../src/chat/reply.js';
-import { lenToks } from '../src/tokens/tokens.js';
+import { dumpsIpynb, readsIpynb, validateDialog } from '../src/notebook/index.js';
+import { fmt2hist } from '../src/chat/index.js';
+import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 
@@ -135,7 +136,7 @@ describe("chat2dlg: the seed's worked example", () => {
     expect(d2.messages[2]!.content).toBe(q2);
     expect(d2.messages.reduce((n, m) => n + lenToks(m.aiRes), 0)).toBeLessThan(before);
     expect(d2.messages[2]!.aiRes).toContain(' … ');
-    expect(() => d2.validate()).not.toThrow();
+    expect(() => validateDialog(d2)).not.toThrow();
   });
 
   it('dlg2compact with a note before and a code cell after the first prompt', () => {
@@ -154,7 +155,7 @@ describe("chat2dlg: the seed's worked example", () => {
 describe('chat2dlg: the dialog as a notebook', () => {
   it('validates and is written schema-valid', () => {
     const d = chat2dlg(conversation(), 'demo', { newId: counter() });
-    expect(() => d.validate()).not.toThrow();
+    expect(() => validateDialog(d)).not.toThrow();
     expect(d.messages.map((m) => m.id)).toEqual(['00000001', '00000002', '00000003']);
     const text = dumpsIpynb(d);
     if (HAVE_SHARED) expect(schemaErrors(text)).toBe('');
@@ -325,7 +326,9 @@ describe('chat2dlg: errors', () => {
   });
 
   it('rejects media in a user message', () => {
-    expect(err(() => chat2dlg([mkMsg(['look', { type: 'image', text: 'data:image/png;base64,AAAA' }])]))).toContain('user message 0 holds a part of type "image"');
+    expect(err(() => chat2dlg([mkMsg(['look', { type: 'image', text: 'data:image/png;base64,AAAA' }])]))).toContain(
+      'user message 0 holds a part of type "image"',
+    );
   });
 
   it('rejects a user text holding the reply separator', () => {

@@ -9,18 +9,21 @@
  * than its output.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from './built-cli.js';
-import { ROOT } from './support.js';
-import { readsIpynb } from '../src/notebook/ipynb.js';
+import { readsIpynb, validateDialog } from '../src/notebook/index.js';
 
 const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
 
-
-interface Run { code: number | null; stdout: string; stderr: string; ms: number }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 
 function cli(args: string[], cwd: string, input?: string | Buffer): Run {
   const env: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
@@ -71,18 +74,48 @@ describe('broken notebooks: each fails with its reason, the others complete, inp
     ['v4str.ipynb', '{"nbformat": "4", "cells": []}', 'v4str.ipynb: nbformat: unsupported nbformat "4": only nbformat 4 notebooks can be read'],
     ['cells.ipynb', '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": {}}', 'cells.ipynb: cells: not a notebook: cells is an object, not a list'],
     ['cell.ipynb', '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [1]}', 'cell.ipynb: cell #0: a cell must be an object, got 1'],
-    ['type.ipynb', nb([{ cell_type: 'foo', id: 'x1', metadata: {}, source: '' }]), 'type.ipynb: cell x1: cell_type: unknown cell type "foo" (expected code, markdown or raw)'],
-    ['outs.ipynb', nb([{ cell_type: 'code', id: 'x2', metadata: {}, source: '', outputs: {}, execution_count: null }]), 'outs.ipynb: cell x2: outputs: outputs must be a list, got an object'],
-    ['src.ipynb', nb([{ cell_type: 'code', id: 'x3', metadata: {}, source: 3, outputs: [], execution_count: null }]), 'src.ipynb: cell x3: source: source must be a string or a list of strings, got 3'],
-    ['meta.ipynb', nb([{ cell_type: 'raw', id: 'x4', metadata: [], source: '' }]), 'meta.ipynb: cell x4: metadata: cell metadata must be an object, got a list'],
-    ['stream.ipynb', nb([{ cell_type: 'code', id: 'x5', metadata: {}, source: 'x', outputs: [{ output_type: 'stream', text: 'x' }], execution_count: null }]),
-      'stream.ipynb: cell x5: outputs: aiOutput: output 0: a stream needs a string "name"'],
-    ['utf8.ipynb', new Uint8Array([...utf8.encode('{"nbformat": 4, "cells": ["'), 0xff, 0xfe, ...utf8.encode('"]}')]), 'utf8.ipynb: not valid UTF-8 (bad byte sequence at byte offset 27)'],
-    ['bom.ipynb', new Uint8Array([0xef, 0xbb, 0xbf, ...utf8.encode(GOOD)]), 'bom.ipynb: invalid JSON: unexpected byte order mark U+FEFF (strip it before parsing) at line 1 column 1 (char 0)'],
+    [
+      'type.ipynb',
+      nb([{ cell_type: 'foo', id: 'x1', metadata: {}, source: '' }]),
+      'type.ipynb: cell x1: cell_type: unknown cell type "foo" (expected code, markdown or raw)',
+    ],
+    [
+      'outs.ipynb',
+      nb([{ cell_type: 'code', id: 'x2', metadata: {}, source: '', outputs: {}, execution_count: null }]),
+      'outs.ipynb: cell x2: outputs: outputs must be a list, got an object',
+    ],
+    [
+      'src.ipynb',
+      nb([{ cell_type: 'code', id: 'x3', metadata: {}, source: 3, outputs: [], execution_count: null }]),
+      'src.ipynb: cell x3: source: source must be a string or a list of strings, got 3',
+    ],
+    [
+      'meta.ipynb',
+      nb([{ cell_type: 'raw', id: 'x4', metadata: [], source: '' }]),
+      'meta.ipynb: cell x4: metadata: cell metadata must be an object, got a list',
+    ],
+    [
+      'stream.ipynb',
+      nb([{ cell_type: 'code', id: 'x5', metadata: {}, source: 'x', outputs: [{ output_type: 'stream', text: 'x' }], execution_count: null }]),
+      'stream.ipynb: cell x5: outputs: aiOutput: output 0: a stream needs a string "name"',
+    ],
+    [
+      'utf8.ipynb',
+      new Uint8Array([...utf8.encode('{"nbformat": 4, "cells": ["'), 0xff, 0xfe, ...utf8.encode('"]}')]),
+      'utf8.ipynb: not valid UTF-8 (bad byte sequence at byte offset 27)',
+    ],
+    [
+      'bom.ipynb',
+      new Uint8Array([0xef, 0xbb, 0xbf, ...utf8.encode(GOOD)]),
+      'bom.ipynb: invalid JSON: unexpected byte order mark U+FEFF (strip it before parsing) at line 1 column 1 (char 0)',
+    ],
     ['utf16.ipynb', new Uint8Array(Buffer.from('\ufeff' + GOOD, 'utf16le')), 'utf16.ipynb: not valid UTF-8 (bad byte sequence at byte offset 0)'],
-    ['deep.ipynb', '{"nbformat": 4, "nbformat_minor": 5, "cells": [], "metadata": {"a": ' + '['.repeat(100_000) + ']'.repeat(100_000) + '}}',
+    [
+      'deep.ipynb',
+      '{"nbformat": 4, "nbformat_minor": 5, "cells": [], "metadata": {"a": ' + '['.repeat(100_000) + ']'.repeat(100_000) + '}}',
       // 68 characters before the first '[' (level 3); level 1001 opens at char 68 + 998
-      'deep.ipynb: invalid JSON: nesting deeper than 1000 levels at line 1 column 1067 (char 1066)'],
+      'deep.ipynb: invalid JSON: nesting deeper than 1000 levels at line 1 column 1067 (char 1066)',
+    ],
   ];
 
   it('one run over all of them: exit 1, one line per broken file, the good one written, no input changed', () => {
@@ -199,8 +232,16 @@ describe('standard input', () => {
 
 describe('options at and beyond their limits', () => {
   it.each([
-    ['--user-toks', '-1'], ['--user-toks', '1e3'], ['--user-toks', 'abc'], ['--user-toks', '1.5'], ['--asst-toks', ''],
-    ['--call-toks', '0x10'], ['--result-toks', '99999999999999999999'], ['--jobs', '0'], ['--jobs', '-1'], ['--jobs', '1.5'],
+    ['--user-toks', '-1'],
+    ['--user-toks', '1e3'],
+    ['--user-toks', 'abc'],
+    ['--user-toks', '1.5'],
+    ['--asst-toks', ''],
+    ['--call-toks', '0x10'],
+    ['--result-toks', '99999999999999999999'],
+    ['--jobs', '0'],
+    ['--jobs', '-1'],
+    ['--jobs', '1.5'],
   ])('%s %j: usage error (exit 2) naming the option; nothing written', (opt, value) => {
     const d = dir({ 'a.ipynb': GOOD });
     const r = cli([opt, value, 'a.ipynb'], d);
@@ -221,7 +262,9 @@ describe('options at and beyond their limits', () => {
     const d = dir({ 'a.ipynb': GOOD, 'b.ipynb': nb([{ cell_type: 'markdown', id: 'n1', metadata: {}, source: 'no code here' }]) });
     const r = cli(['--call-toks', budget, 'a.ipynb', 'b.ipynb'], d);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`dlg-compact: a.ipynb: cell c1: source: fencedCode: a budget of ${budget} tokens is too small for a fenced block (the empty fence needs 4)\n`);
+    expect(r.stderr).toBe(
+      `dlg-compact: a.ipynb: cell c1: source: fencedCode: a budget of ${budget} tokens is too small for a fenced block (the empty fence needs 4)\n`,
+    );
     expect(r.stdout).toMatch(/^b-comp\.ipynb: written, /);
     expect(readdirSync(d).sort()).toEqual(['a.ipynb', 'b-comp.ipynb', 'b.ipynb']);
   });
@@ -234,18 +277,42 @@ describe('options at and beyond their limits', () => {
     expect(r.code).toBe(1);
     // Python: json.loads('{') -> "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
     expect(r.stderr).toBe('dlg-compact: bad.ipynb: invalid JSON: expecting a property name enclosed in double quotes at line 1 column 2 (char 1)\n');
-    expect(r.stdout.trim().split('\n').map((l) => l.split(':')[0]).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `g${i}-comp.ipynb`));
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(':')[0])
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4].map((i) => `g${i}-comp.ipynb`));
   });
 });
 
 describe('a hostile 10 MB dialog', () => {
   it('compacts in both modes within seconds; the dialog-mode output reads back with every id', () => {
-    const block = (id: string, name: string, args: unknown, result: string) => '```json {.tool}\n' + JSON.stringify({ id, name, args, result }, null, 2) + '\n```';
+    const block = (id: string, name: string, args: unknown, result: string) =>
+      '```json {.tool}\n' + JSON.stringify({ id, name, args, result }, null, 2) + '\n```';
     const cells = [
       { cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'a'.repeat(200_000) + SEP + 'ok' },
-      { cell_type: 'markdown', id: 'p2', metadata: { solveit_ai: true }, source: 'view it' + SEP + 'look\n\n' + block('t1', 'view', { p: 'x' }, 'QUJD'.repeat(1_250_000)) + '\n\ndone' },
-      { cell_type: 'markdown', id: 'p3', metadata: { solveit_ai: true }, source: 'many' + SEP + Array.from({ length: 10_000 }, (_, i) => `step ${i}\n\n` + block(`id${i}`, 'f', { a: i }, `r${i}`)).join('\n\n') },
-      { cell_type: 'code', id: 'c1', metadata: {}, source: 'progress()', outputs: [{ output_type: 'stream', name: 'stdout', text: Array.from({ length: 500_000 }, (_, i) => `${i}\r`).join('') }], execution_count: 1 },
+      {
+        cell_type: 'markdown',
+        id: 'p2',
+        metadata: { solveit_ai: true },
+        source: 'view it' + SEP + 'look\n\n' + block('t1', 'view', { p: 'x' }, 'QUJD'.repeat(1_250_000)) + '\n\ndone',
+      },
+      {
+        cell_type: 'markdown',
+        id: 'p3',
+        metadata: { solveit_ai: true },
+        source: 'many' + SEP + Array.from({ length: 10_000 }, (_, i) => `step ${i}\n\n` + block(`id${i}`, 'f', { a: i }, `r${i}`)).join('\n\n'),
+      },
+      {
+        cell_type: 'code',
+        id: 'c1',
+        metadata: {},
+        source: 'progress()',
+        outputs: [{ output_type: 'stream', name: 'stdout', text: Array.from({ length: 500_000 }, (_, i) => `${i}\r`).join('') }],
+        execution_count: 1,
+      },
       { cell_type: 'markdown', id: 'p4', metadata: { solveit_ai: true }, source: 'twice' + SEP + 'reply' + SEP + 'more' },
     ];
     const d = dir({ 'big.ipynb': nb(cells) });
@@ -255,7 +322,7 @@ describe('a hostile 10 MB dialog', () => {
     const dlg = cli(['--mode', 'dialog', 'big.ipynb', '-o', 'big-dialog.ipynb'], d);
     expect(dlg.code).toBe(0);
     expect(dlg.ms).toBeLessThan(30_000);
-    const out = readsIpynb(readFileSync(join(d, 'big-dialog.ipynb'), 'utf8'), 'big-dialog.ipynb').validate();
+    const out = validateDialog(readsIpynb(readFileSync(join(d, 'big-dialog.ipynb'), 'utf8'), 'big-dialog.ipynb'));
     expect(out.messages.map((m) => m.id)).toEqual(['p1', 'p2', 'p3', 'c1', 'p4']);
     expect(out.messages[1].reply).toMatch(/^look\n▶ view\(p='x'\)\n> QUJD.* … .*QUJD\ndone$/);
     expect(out.messages[2].reply.split('\n').slice(0, 3)).toEqual(['step 0', '▶ f(a=0)', '> r0']);

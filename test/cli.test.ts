@@ -21,8 +21,19 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync,
-  statSync, symlinkSync, utimesSync, writeFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,19 +43,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from './built-cli.js';
 import { HAVE_SHARED, ROOT, shared } from './support.js';
 import { schemaErrors } from './nbschema.js';
-import { readsIpynbBytes, dumpsIpynb } from '../src/notebook/ipynb.js';
-import { compactDialog, dlg2compact, measureDialog, measureFlat } from '../src/dialog/compact.js';
+import { readsIpynbBytes, dumpsIpynb } from '../src/notebook/index.js';
+import { compactDialog, dlg2compact, measureFlat } from '../src/dialog/compact.js';
+import { measureDialog } from '../src/dialog/measure.js';
 import { Dialog } from '../src/dialog/dialog.js';
 import { planDialogSummary } from '../src/dialog/summarize.js';
-import { fmt2hist } from '../src/chat/reply.js';
+import { fmt2hist } from '../src/chat/index.js';
 import { main, printable } from '../src/cli/main.js';
 
 const DEMO = join(ROOT, 'notebooks', 'demo.ipynb');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const CLASSES = ['user', 'assistant', 'calls', 'results', 'code', 'total'];
 
-
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 const LLM_VARS = ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'];
 
@@ -58,7 +73,11 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Run `node dist/cli/main.js ...args` in `cwd`; `input` is fed to standard input. */
 function cli(args: string[], cwd: string, input?: string | Buffer, env?: Record<string, string>): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: cliEnv(env),
+    cwd,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: cliEnv(env),
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -72,11 +91,21 @@ function cliAsync(args: string[], cwd: string, env?: Record<string, string>, tim
     const child = spawn(process.execPath, [CLI, ...args], { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -155,9 +184,27 @@ describe('dlg-compact: help, version, usage errors', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.startsWith('Usage: dlg-compact [options] <inputs...>\n')).toBe(true);
-    for (const opt of ['--mode', '--to', '--output', '--in-place', '--user-toks', '--asst-toks', '--call-toks',
-      '--result-toks', '--strategy', '--max-tokens', '--keep-recent', '--llm-url', '--llm-model',
-      '--check', '--json', '--jobs', '--no-progress', '--version', '--help']) {
+    for (const opt of [
+      '--mode',
+      '--to',
+      '--output',
+      '--in-place',
+      '--user-toks',
+      '--asst-toks',
+      '--call-toks',
+      '--result-toks',
+      '--strategy',
+      '--max-tokens',
+      '--keep-recent',
+      '--llm-url',
+      '--llm-model',
+      '--check',
+      '--json',
+      '--jobs',
+      '--no-progress',
+      '--version',
+      '--help',
+    ]) {
       expect(r.stdout).toContain(opt);
     }
     expect(r.stdout).toContain('Examples:\n  dlg-compact notebooks/demo.ipynb');
@@ -198,9 +245,21 @@ describe('dlg-compact: help, version, usage errors', () => {
     ['--output equal to the input, other spelling', ['--mode', 'dialog', '-o', './demo.ipynb', 'demo.ipynb'], 'refusing to overwrite the input demo.ipynb'],
     ['unknown strategy', ['--strategy', 'magic', 'demo.ipynb'], 'Allowed choices are dsl, summary, micro'],
     ['summary --in-place', ['--strategy', 'summary', '--in-place', 'demo.ipynb'], '--in-place cannot be used with --strategy summary'],
-    ['--mode flat with micro', ['--mode', 'flat', '--strategy', 'micro', 'demo.ipynb'], '--strategy micro writes a dialog notebook; it cannot be combined with --mode flat'],
-    ['--mode flat with summary', ['--strategy', 'summary', '--mode=flat', 'demo.ipynb'], '--strategy summary writes a dialog notebook; it cannot be combined with --mode flat'],
-    ['--to md with summary', ['--strategy', 'summary', '--to', 'md', 'demo.ipynb'], '--strategy summary writes a dialog notebook; it cannot be combined with --to md'],
+    [
+      '--mode flat with micro',
+      ['--mode', 'flat', '--strategy', 'micro', 'demo.ipynb'],
+      '--strategy micro writes a dialog notebook; it cannot be combined with --mode flat',
+    ],
+    [
+      '--mode flat with summary',
+      ['--strategy', 'summary', '--mode=flat', 'demo.ipynb'],
+      '--strategy summary writes a dialog notebook; it cannot be combined with --mode flat',
+    ],
+    [
+      '--to md with summary',
+      ['--strategy', 'summary', '--to', 'md', 'demo.ipynb'],
+      '--strategy summary writes a dialog notebook; it cannot be combined with --to md',
+    ],
     ['--max-tokens with dsl', ['--max-tokens', '1000', 'demo.ipynb'], '--max-tokens needs --strategy summary'],
     ['--max-tokens with micro', ['--strategy', 'micro', '--max-tokens', '1000', 'demo.ipynb'], '--max-tokens has no effect with --strategy micro'],
     ['--keep-recent with dsl', ['--mode', 'dialog', '--keep-recent', '2', 'demo.ipynb'], '--keep-recent needs --strategy summary or micro'],
@@ -209,10 +268,18 @@ describe('dlg-compact: help, version, usage errors', () => {
     ['--llm-url with dsl', ['--llm-url', 'http://127.0.0.1:9/v1', 'demo.ipynb'], '--llm-url needs --strategy summary'],
     ['--llm-model with micro', ['--strategy', 'micro', '--llm-model', 'x', 'demo.ipynb'], '--llm-model has no effect with --strategy micro'],
     ['--llm-url without a model', ['--strategy', 'summary', '--llm-url', 'http://127.0.0.1:9/v1', 'demo.ipynb'], 'the LLM summariser needs a model'],
-    ['--llm-url not a URL', ['--strategy', 'summary', '--llm-url', 'localhost 8080', '--llm-model', 'x', 'demo.ipynb'], 'the LLM base URL is not a URL: localhost 8080'],
+    [
+      '--llm-url not a URL',
+      ['--strategy', 'summary', '--llm-url', 'localhost 8080', '--llm-model', 'x', 'demo.ipynb'],
+      'the LLM base URL is not a URL: localhost 8080',
+    ],
     ['--llm-url not http', ['--strategy', 'summary', '--llm-url', 'file:///tmp/x', '--llm-model', 'x', 'demo.ipynb'], 'the LLM base URL must be http or https'],
     ['a DSL budget with micro', ['--strategy', 'micro', '--result-toks', '5', 'demo.ipynb'], '--result-toks has no effect with --strategy micro'],
-    ['a DSL budget with an LLM summary', ['--strategy', 'summary', '--llm-model', 'x', '--asst-toks', '5', 'demo.ipynb'], '--asst-toks has no effect with an LLM summariser'],
+    [
+      'a DSL budget with an LLM summary',
+      ['--strategy', 'summary', '--llm-model', 'x', '--asst-toks', '5', 'demo.ipynb'],
+      '--asst-toks has no effect with an LLM summariser',
+    ],
     ['--in-place in flat mode, with the strategy named', ['--strategy', 'dsl', '-i', 'demo.ipynb'], '--in-place needs --mode dialog or --strategy micro'],
   ];
   it.each(cases)('usage error: %s (exit 2, nothing written)', (_name, args, fragment) => {
@@ -248,7 +315,9 @@ describe('dlg-compact on the demo dialog', () => {
     writeFileSync(join(dir, 'a-comp.ipynb'), demoBytes);
     const r = cli(['a.ipynb', 'a-comp.ipynb'], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('dlg-compact: a.ipynb: its output a-comp.ipynb is also an input of this run; refusing to overwrite an input (rename it, or choose another output with -o)\n');
+    expect(r.stderr).toBe(
+      'dlg-compact: a.ipynb: its output a-comp.ipynb is also an input of this run; refusing to overwrite an input (rename it, or choose another output with -o)\n',
+    );
     expect(r.stdout).toBe(line('a-comp-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
     expect(readFileSync(join(dir, 'a-comp.ipynb')).equals(demoBytes)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['a-comp-comp.ipynb', 'a-comp.ipynb', 'a.ipynb']);
@@ -296,7 +365,12 @@ describe('dlg-compact on the demo dialog', () => {
     const flatOut = readFileSync(join(dir, 'nbs', 'a-comp.ipynb'));
     const r = cli(['--mode', 'dialog', '--in-place', 'nbs/*.ipynb'], dir);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split(':')[0])).toEqual(['nbs/a.ipynb']);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(':')[0]),
+    ).toEqual(['nbs/a.ipynb']);
     expect(readFileSync(join(dir, 'nbs', 'a-comp.ipynb')).equals(flatOut)).toBe(true);
   });
 
@@ -416,8 +490,11 @@ describe('dlg-compact on the demo dialog', () => {
     const r = cli(['--check', 'a.ipynb', 'b.ipynb'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(
-      line('a-comp.ipynb', 'would write', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n' +
-      line('b-comp.ipynb', 'would write', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+      line('a-comp.ipynb', 'would write', 15, demoStats.tokens.total, demoFlat.tokens.total) +
+        '\n' +
+        line('b-comp.ipynb', 'would write', 15, demoStats.tokens.total, demoFlat.tokens.total) +
+        '\n',
+    );
     expect(snapshot(dir)).toEqual(before);
     expect(cli(['a.ipynb'], dir).code).toBe(0);
     const r2 = cli(['--check', 'a.ipynb', 'b.ipynb'], dir);
@@ -456,8 +533,13 @@ describe('dlg-compact on the demo dialog', () => {
     expect(Object.keys(rec.tokens.before)).toEqual(CLASSES);
     expect(Object.keys(rec.tokens.after)).toEqual(CLASSES);
     expect(rec).toEqual({
-      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'written', strategy: 'dsl',
-      messages: 15, prompts: 4, toolCalls: 5,
+      path: 'demo.ipynb',
+      output: 'demo-comp.ipynb',
+      status: 'written',
+      strategy: 'dsl',
+      messages: 15,
+      prompts: 4,
+      toolCalls: 5,
       tokens: { before: demoStats.tokens, after: demoFlat.tokens },
     });
     expect(demoStats).toMatchObject({ messages: 15, prompts: 4, toolCalls: 5 });
@@ -465,7 +547,10 @@ describe('dlg-compact on the demo dialog', () => {
     writeFileSync(join(dir, 'bad.ipynb'), 'not a notebook');
     const f = cli(['--json', 'bad.ipynb', 'demo.ipynb'], dir);
     expect(f.code).toBe(1);
-    const recs = f.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const recs = f.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(recs.length).toBe(2);
     expect(Object.keys(recs[0])).toEqual(['path', 'error']);
     expect(recs[0].path).toBe('bad.ipynb');
@@ -480,8 +565,7 @@ describe('dlg-compact on the demo dialog', () => {
       writeFileSync(join(dir, 'broken.ipynb'), '{"cells": [ {"cell_type": "code"');
       const r = cli(['--jobs', jobs, '*.ipynb'], dir);
       expect(r.code).toBe(1);
-      expect(r.stdout).toBe(['a', 'b', 'c']
-        .map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''));
+      expect(r.stdout).toBe(['a', 'b', 'c'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''));
       const err = r.stderr.trimEnd().split('\n');
       expect(err.length).toBe(1);
       expect(err[0]).toMatch(/^dlg-compact: broken\.ipynb: /);
@@ -531,7 +615,10 @@ describe('dlg-compact on the demo dialog', () => {
   it.each([
     ['plain text', Buffer.from('hello, not a notebook\n')],
     ['JSON that is not a notebook', Buffer.from('{"a": 1}\n')],
-    ['invalid UTF-8', Buffer.concat([Buffer.from('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "x": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+    [
+      'invalid UTF-8',
+      Buffer.concat([Buffer.from('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5, "x": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    ],
     ['an empty file', Buffer.alloc(0)],
   ])('an input that is not a notebook (%s): exit 1, the message names the file', (_name, bytes) => {
     const dir = tempDir();
@@ -551,8 +638,8 @@ describe('dlg-compact on the demo dialog', () => {
     const r = cli(['missing.ipynb', 'nothing-*.ipynb', 'demo.ipynb'], dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'dlg-compact: missing.ipynb: cannot read: no such file or directory\n' +
-      'dlg-compact: nothing-*.ipynb: no files match this pattern\n');
+      'dlg-compact: missing.ipynb: cannot read: no such file or directory\n' + 'dlg-compact: nothing-*.ipynb: no files match this pattern\n',
+    );
     expect(r.stdout).toContain('demo-comp.ipynb: written,');
   });
 
@@ -566,11 +653,21 @@ describe('dlg-compact on the demo dialog', () => {
     expect(cli(['sub/a.ipynb'], dir).code).toBe(0); // leaves sub/a-comp.ipynb, an output
     const r = cli(['sub/*.ipynb', 'odd[1].ipynb'], dir);
     expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split('\n').map((l) => l.split(':')[0])).toEqual(['sub/a-comp.ipynb', 'sub/b-comp.ipynb', 'odd[1]-comp.ipynb']);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(':')[0]),
+    ).toEqual(['sub/a-comp.ipynb', 'sub/b-comp.ipynb', 'odd[1]-comp.ipynb']);
     expect(r.stdout).toContain('sub/a-comp.ipynb: unchanged,');
     // a directory stands for every notebook below it, checkpoints excluded
     const d = cli(['--json', '--check', 'sub'], dir);
-    expect(d.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).path)).toEqual(['sub/a.ipynb', 'sub/b.ipynb']);
+    expect(
+      d.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).path),
+    ).toEqual(['sub/a.ipynb', 'sub/b.ipynb']);
     // the same file named twice is processed once
     const t = cli(['sub/a.ipynb', './sub/a.ipynb'], dir);
     expect(t.stdout.trimEnd().split('\n').length).toBe(1);
@@ -580,7 +677,12 @@ describe('dlg-compact on the demo dialog', () => {
 /** A writable stream that remembers what was written; `isTTY` as asked. */
 function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
   const chunks: string[] = [];
-  const w = new Writable({ write(chunk, _enc, cb) { chunks.push(String(chunk)); cb(); } }) as Writable & { isTTY: boolean; text: () => string };
+  const w = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  }) as Writable & { isTTY: boolean; text: () => string };
   w.isTTY = isTTY;
   w.text = () => chunks.join('');
   return w;
@@ -594,8 +696,7 @@ describe('main() in-process: progress bar on a terminal', () => {
     const err = sink(true);
     const code = await main(['*.ipynb'], { stdout: out, stderr: err, cwd: dir, readStdin: async () => new Uint8Array() });
     expect(code).toBe(0);
-    expect(out.text()).toBe(['a', 'b', 'c']
-      .map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''));
+    expect(out.text()).toBe(['a', 'b', 'c'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''));
     expect(err.text()).toContain('3/3 files');
     expect(err.text()).toContain('\x1b[?25l'); // cursor hidden while drawing...
     expect(err.text()).toContain('\x1b[?25h'); // ...and shown again
@@ -604,7 +705,11 @@ describe('main() in-process: progress bar on a terminal', () => {
   it('no bar with --no-progress, for one file, or when stderr is not a terminal', async () => {
     const dir = tempDir();
     for (const n of ['a', 'b']) copyFileSync(DEMO, join(dir, `${n}.ipynb`));
-    for (const [args, tty] of [[['--no-progress', 'a.ipynb', 'b.ipynb'], true], [['a.ipynb'], true], [['a.ipynb', 'b.ipynb'], false]] as const) {
+    for (const [args, tty] of [
+      [['--no-progress', 'a.ipynb', 'b.ipynb'], true],
+      [['a.ipynb'], true],
+      [['a.ipynb', 'b.ipynb'], false],
+    ] as const) {
       const err = sink(tty);
       const code = await main([...args], { stdout: sink(false), stderr: err, cwd: dir, readStdin: async () => new Uint8Array() });
       expect(code).toBe(0);
@@ -660,9 +765,13 @@ describe.skipIf(!HAVE_SHARED)('dlg-compact on the conformance dialogs', () => {
   });
 
   it('--json records carry the manifest counts of messages and prompts', () => {
-    const recs = flatRun.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(recs.map((r) => [r.path, r.output, r.status, r.messages, r.prompts]))
-      .toEqual(manifest.map((m) => [`${m.name}.ipynb`, `${m.name}-comp.ipynb`, 'written', m.messages, m.prompts]));
+    const recs = flatRun.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(recs.map((r) => [r.path, r.output, r.status, r.messages, r.prompts])).toEqual(
+      manifest.map((m) => [`${m.name}.ipynb`, `${m.name}-comp.ipynb`, 'written', m.messages, m.prompts]),
+    );
   });
 
   it.each(names)('%s: default mode output validates and its raw cell equals NNN.flat.md', (n) => {
@@ -746,7 +855,11 @@ function cellChunks(text: string): string[] {
 }
 
 /** One tool call of a dialog, with its result text (`null` when the call has none). */
-interface ToolRes { messageId: string; tool: string; text: string | null }
+interface ToolRes {
+  messageId: string;
+  tool: string;
+  text: string | null;
+}
 
 /** Every tool call in the replies of non-skipped prompts, in dialog order (as fmt2hist reads them). */
 function toolResults(d: Dialog): ToolRes[] {
@@ -805,7 +918,12 @@ const demoIds = (JSON.parse(demoText) as { cells: { id: string }[] }).cells.map(
 const HEADER = (n: number) => `[Conversation summary - ${n} earlier cell(s) condensed]\n\n`;
 const TRANSCRIPT = '\n\nIf further detail is needed, read the complete transcript at:';
 
-interface NbCell { cell_type: string; id: string; metadata: Record<string, unknown>; source: string | string[] }
+interface NbCell {
+  cell_type: string;
+  id: string;
+  metadata: Record<string, unknown>;
+  source: string | string[];
+}
 
 function readNb(path: string): { text: string; nb: { cells: NbCell[] }; dialog: Dialog } {
   const bytes = readFileSync(path);
@@ -850,8 +968,14 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(withSource.replacedIds).toEqual(plan.replacedIds);
     expect(note.metadata).toEqual({
       dlg_compact: {
-        kind: 'summary', replaced: 11, ids: demoIds.slice(0, 11), skipped_ids: [], source: 'demo.ipynb',
-        summarizer: 'dsl', tokens_before: plan.tokensBefore, tokens_after: withSource.estimatedTokensAfter,
+        kind: 'summary',
+        replaced: 11,
+        ids: demoIds.slice(0, 11),
+        skipped_ids: [],
+        source: 'demo.ipynb',
+        summarizer: 'dsl',
+        tokens_before: plan.tokensBefore,
+        tokens_after: withSource.estimatedTokensAfter,
       },
     });
     const src = cellSource(note);
@@ -873,16 +997,25 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(planDialogSummary(demo(), { maxTokens: 1_000_000 })).toMatchObject({ wouldChange: false, reason: 'not-needed' });
     const r = cli(['--strategy', 'summary', '--max-tokens', '1000000', 'demo.ipynb'], dir);
     expect(r).toEqual({
-      code: 0, stderr: '',
+      code: 0,
+      stderr: '',
       stdout: line('demo-comp.ipynb', 'unchanged (summary refused: not-needed)', 15, demoStats.tokens.total, demoStats.tokens.total) + '\n',
     });
     expect(readdirSync(dir)).toEqual(['demo.ipynb']);
     const j = cli(['--strategy', 'summary', '--max-tokens', '1000000', '--json', 'demo.ipynb'], dir);
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stdout)).toEqual({
-      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'unchanged', strategy: 'summary',
-      messages: 15, prompts: 4, toolCalls: 5, tokens: { before: demoStats.tokens, after: demoStats.tokens },
-      note: 'summary refused: not-needed', reason: 'not-needed', summary: { summarizer: 'dsl', replaced: 0, ids: [] },
+      path: 'demo.ipynb',
+      output: 'demo-comp.ipynb',
+      status: 'unchanged',
+      strategy: 'summary',
+      messages: 15,
+      prompts: 4,
+      toolCalls: 5,
+      tokens: { before: demoStats.tokens, after: demoStats.tokens },
+      note: 'summary refused: not-needed',
+      reason: 'not-needed',
+      summary: { summarizer: 'dsl', replaced: 0, ids: [] },
     });
     expect(readdirSync(dir)).toEqual(['demo.ipynb']);
   });
@@ -923,7 +1056,9 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(cli(['--strategy', 'summary', 'demo.ipynb'], dir).code).toBe(0);
     const after = measureDialog(readNb(join(dir, 'demo-comp.ipynb')).dialog).tokens;
     const ids = plan.replacedIds;
-    expect(c.stdout).toBe(line('demo-comp.ipynb', `would write (summary of ${ids.length} cells: ${showIds(ids)})`, 15, demoStats.tokens.total, after.total) + '\n');
+    expect(c.stdout).toBe(
+      line('demo-comp.ipynb', `would write (summary of ${ids.length} cells: ${showIds(ids)})`, 15, demoStats.tokens.total, after.total) + '\n',
+    );
     expect(c.stdout).toContain(`(summary of 11 cells: ${demoIds.slice(0, 8).join(', ')}, …)`);
     const rec = JSON.parse(cj.stdout);
     expect(rec).toMatchObject({ status: 'would write', strategy: 'summary', tokens: { before: demoStats.tokens, after } });
@@ -992,8 +1127,14 @@ describe('dlg-compact --strategy micro', () => {
     }
     const after = measureDialog(out.dialog).tokens;
     expect(JSON.parse(r.stdout)).toEqual({
-      path: 'demo.ipynb', output: 'demo-comp.ipynb', status: 'written', strategy: 'micro',
-      messages: 15, prompts: 4, toolCalls: 5, tokens: { before: demoStats.tokens, after },
+      path: 'demo.ipynb',
+      output: 'demo-comp.ipynb',
+      status: 'written',
+      strategy: 'micro',
+      messages: 15,
+      prompts: 4,
+      toolCalls: 5,
+      tokens: { before: demoStats.tokens, after },
       note: 'micro: 2 tool results cleared',
       micro: { cleared: clear.map((i) => ({ messageId: all[i]!.messageId, tool: all[i]!.tool })), refused: [] },
     });
@@ -1019,7 +1160,9 @@ describe('dlg-compact --strategy micro', () => {
     const r = cli(['--strategy', 'micro', '--in-place', 'demo.ipynb'], dir);
     expect(r.code).toBe(0);
     const out = readNb(file);
-    expect(r.stdout).toBe(line('demo.ipynb', 'written (micro: 2 tool results cleared)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n');
+    expect(r.stdout).toBe(
+      line('demo.ipynb', 'written (micro: 2 tool results cleared)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n',
+    );
     expectMicroOutput(demo(), out.dialog, clear);
     expect(statSync(file).mode & 0o777).toBe(0o640);
     expect(readdirSync(dir)).toEqual(['demo.ipynb']);
@@ -1061,7 +1204,11 @@ describe('cells without ids get ids derived from the input: outputs are reproduc
   for (const c of nb.cells) delete c.id;
   const bytes = Buffer.from(JSON.stringify(nb, null, 1) + '\n');
 
-  it.each([['--mode', 'dialog'], ['--strategy', 'micro'], ['--strategy', 'summary']])('%s %s: a second run is unchanged', (...args) => {
+  it.each([
+    ['--mode', 'dialog'],
+    ['--strategy', 'micro'],
+    ['--strategy', 'summary'],
+  ])('%s %s: a second run is unchanged', (...args) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'old.ipynb'), bytes);
     const r = cli([...args, 'old.ipynb'], dir);
@@ -1081,7 +1228,11 @@ describe('cells without ids get ids derived from the input: outputs are reproduc
 });
 
 /** A request the test server received. */
-interface Received { url: string; body: { model: string; messages: { role: string; content: string }[] }; authorization?: string }
+interface Received {
+  url: string;
+  body: { model: string; messages: { role: string; content: string }[] };
+  authorization?: string;
+}
 
 /**
  * A chat-completions server on 127.0.0.1 (port 0): answers every request with `status` and
@@ -1093,7 +1244,9 @@ async function chatServer(status: number, reply: string): Promise<{ url: string;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (c: string) => { body += c; });
+    req.on('data', (c: string) => {
+      body += c;
+    });
     req.on('end', () => {
       received.push({ url: req.url ?? '', body: JSON.parse(body), authorization: req.headers.authorization });
       res.writeHead(status, { 'content-type': status === 200 ? 'application/json' : 'text/plain' });
@@ -1115,7 +1268,7 @@ async function chatServer(status: number, reply: string): Promise<{ url: string;
 describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () => {
   const SUMMARY = 'The nightly import spent its time in strptime; switching to fromisoformat and reading with pandas brought it from 14.7 s to 0.31 s.';
 
-  it('--llm-url/--llm-model: the note holds the server\'s summary', async () => {
+  it("--llm-url/--llm-model: the note holds the server's summary", async () => {
     const srv = await chatServer(200, `  ${SUMMARY}\n`);
     try {
       const dir = realpathSync(tempDir());
@@ -1132,7 +1285,9 @@ describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () =>
       expect(prompt.role).toBe('user');
       expect(prompt.content).toContain('Why does the nightly order import take 15 seconds?');
       const out = readNb(join(dir, 'demo-comp.ipynb'));
-      expect(r.stdout).toBe(line('demo-comp.ipynb', 'written (summary of 11 cells)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n');
+      expect(r.stdout).toBe(
+        line('demo-comp.ipynb', 'written (summary of 11 cells)', 15, demoStats.tokens.total, measureDialog(out.dialog).tokens.total) + '\n',
+      );
       const note = out.nb.cells[0]!;
       expect(cellSource(note)).toBe(`${HEADER(11)}${SUMMARY}${TRANSCRIPT} demo.ipynb`);
       expect(note.metadata.dlg_compact).toMatchObject({ kind: 'summary', ids: demoIds.slice(0, 11), summarizer: 'http:test', source: 'demo.ipynb' });
@@ -1170,10 +1325,16 @@ describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () =>
       const before = snapshot(dir);
       const r = await cliAsync(['--strategy', 'summary', '--check', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
       expect(r.code).toBe(1);
-      expect(r.stdout).toBe(`demo-comp.ipynb: would write (summary of 11 cells: ${showIds(plan().replacedIds)}), 15 messages, ` +
-        `${demoStats.tokens.total} → ? tokens (not estimated: --check does not call the LLM)\n`);
+      expect(r.stdout).toBe(
+        `demo-comp.ipynb: would write (summary of 11 cells: ${showIds(plan().replacedIds)}), 15 messages, ` +
+          `${demoStats.tokens.total} → ? tokens (not estimated: --check does not call the LLM)\n`,
+      );
       const j = await cliAsync(['--strategy', 'summary', '--check', '--json', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
-      expect(JSON.parse(j.stdout)).toMatchObject({ status: 'would write', tokens: { before: demoStats.tokens, after: null }, summary: { summarizer: 'http:test', replaced: 11, ids: demoIds.slice(0, 11) } });
+      expect(JSON.parse(j.stdout)).toMatchObject({
+        status: 'would write',
+        tokens: { before: demoStats.tokens, after: null },
+        summary: { summarizer: 'http:test', replaced: 11, ids: demoIds.slice(0, 11) },
+      });
       expect(srv.received.length).toBe(0);
       expect(snapshot(dir)).toEqual(before);
     } finally {
@@ -1186,11 +1347,19 @@ describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () =>
     try {
       const dir = tempDir();
       copyFileSync(DEMO, join(dir, 'demo.ipynb'));
-      const o = await cliAsync(['--strategy', 'summary', '--json', 'demo.ipynb'], dir, { OPENAI_MODEL: 'gpt-test', OPENAI_BASE_URL: srv.url, OPENAI_API_KEY: 'sk-test' });
+      const o = await cliAsync(['--strategy', 'summary', '--json', 'demo.ipynb'], dir, {
+        OPENAI_MODEL: 'gpt-test',
+        OPENAI_BASE_URL: srv.url,
+        OPENAI_API_KEY: 'sk-test',
+      });
       expect(o.code).toBe(0);
       expect(JSON.parse(o.stdout).summary.summarizer).toBe('dsl');
       expect(srv.received.length).toBe(0);
-      const d = await cliAsync(['--strategy', 'summary', '--json', '-o', 'llm.ipynb', 'demo.ipynb'], dir, { DLG_COMPACT_MODEL: 'test', DLG_COMPACT_BASE_URL: srv.url, DLG_COMPACT_API_KEY: 'k-test' });
+      const d = await cliAsync(['--strategy', 'summary', '--json', '-o', 'llm.ipynb', 'demo.ipynb'], dir, {
+        DLG_COMPACT_MODEL: 'test',
+        DLG_COMPACT_BASE_URL: srv.url,
+        DLG_COMPACT_API_KEY: 'k-test',
+      });
       expect(d.stderr).toBe('');
       expect(d.code).toBe(0);
       expect(JSON.parse(d.stdout).summary.summarizer).toBe('http:test');
@@ -1235,7 +1404,7 @@ describe.skipIf(!HAVE_SHARED)('strategies on real dialogs, and schema validity o
     expect(rec.tokens.after).toEqual(measureDialog(out.dialog).tokens);
   });
 
-  it('the demo dialog\'s summary and micro outputs validate against the nbformat schema', () => {
+  it("the demo dialog's summary and micro outputs validate against the nbformat schema", () => {
     const dir = tempDir();
     copyFileSync(DEMO, join(dir, 'demo.ipynb'));
     expect(cli(['--strategy', 'summary', '-o', 's.ipynb', 'demo.ipynb'], dir).code).toBe(0);

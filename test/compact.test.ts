@@ -9,24 +9,25 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../src/python/json.js';
-import {
-  compactCode,
-  compactDialog,
-  compactReply,
-  dlg2compact,
-  flatNotebook,
-  isCompactedReply,
-  measureDialog,
-  measureFlat,
-} from '../src/dialog/compact.js';
-import { Dialog, Message } from '../src/dialog/dialog.js';
-import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook/ipynb.js';
-import { lenToks } from '../src/tokens/tokens.js';
+import { parseJson } from '../src/python/index.js';
+import { compactReply, isCompactedReply } from '../src/dsl/compact-reply.js';
+import { dialogContextTokens, measureDialog } from '../src/dialog/measure.js';
+import { compactCode, compactDialog, dlg2compact, measureFlat } from '../src/dialog/compact.js';
+import { flatNotebook } from '../src/notebook/flat-notebook.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { Message } from '../src/dialog/message.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes, validateDialog } from '../src/notebook/index.js';
+import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
 import { FIXTURES, HAVE_SHARED, shared } from './support.js';
 
-interface Case { fn: string; args: unknown[]; kwargs?: Record<string, unknown>; expected?: unknown; error?: string }
+interface Case {
+  fn: string;
+  args: unknown[];
+  kwargs?: Record<string, unknown>;
+  expected?: unknown;
+  error?: string;
+}
 
 const CASES = (parseJson(readFileSync(join(FIXTURES, 'reply.json'), 'utf8')) as Case[]).filter((c) => c.fn === 'compact_reply');
 
@@ -45,7 +46,7 @@ describe('compact_reply cases of reply.json', () => {
   });
 });
 
-const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+const _SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
 
 describe('compaction of a small dialog', () => {
   const reply =
@@ -86,7 +87,7 @@ describe('compaction of a small dialog', () => {
     expect(isCompactedReply(reply)).toBe(false);
     expect(isCompactedReply('Plain prose … with a cut')).toBe(true);
     expect(isCompactedReply('> a quote\nwith prose')).toBe(false);
-    d.validate();
+    validateDialog(d);
   });
 
   it('is idempotent when prose is split by a dropped server call (two cut pieces)', () => {
@@ -111,9 +112,7 @@ describe('compaction of a small dialog', () => {
 
   it('renders the flat document with one turn per prompt, skipping skipped cells', () => {
     const doc = dlg2compact(make());
-    expect(doc).toBe(
-      '§ # Notes §\n#_c1\n```python\nprint(2)\n```\n> 2\n§ How many CSV files? §\n' + compactReply(reply, {}, { mark: '»' }),
-    );
+    expect(doc).toBe('§ # Notes §\n#_c1\n```python\nprint(2)\n```\n> 2\n§ How many CSV files? §\n' + compactReply(reply, {}, { mark: '»' }));
     expect(doc.includes('skipped note')).toBe(false);
   });
 
@@ -123,7 +122,10 @@ describe('compaction of a small dialog', () => {
     expect(before.messages).toBe(4);
     expect(before.prompts).toBe(1);
     expect(before.toolCalls).toBe(1);
-    expect(before.tokens.user).toBe(lenToks('# Notes') + lenToks('How many CSV files?') + lenToks('skipped note'));
+    // Skipped cells count 0: the measure is what the model reads (the summary trigger's count).
+    expect(before.tokens.user).toBe(lenToks('# Notes') + lenToks('How many CSV files?'));
+    expect(before.tokens.total).toBe(dialogContextTokens(d));
+    expect(before.tokens.assistant + before.tokens.calls + before.tokens.results).toBe(lenToks(reply));
     expect(before.tokens.code).toBe(lenToks('print(2)') + lenToks('2'));
     expect(before.tokens.results).toBe(lenToks('a.csv\nb.csv\n' + 'x'.repeat(400)));
     const flat = measureFlat(d);
@@ -153,7 +155,9 @@ describe('compaction of a small dialog', () => {
   });
 });
 
-interface ManifestEntry { name: string }
+interface ManifestEntry {
+  name: string;
+}
 const dir = (...p: string[]): string => shared('conformance', 'dialogs', ...p);
 const manifest: ManifestEntry[] = HAVE_SHARED ? (JSON.parse(readFileSync(dir('manifest.json'), 'utf8')) as ManifestEntry[]) : [];
 
@@ -164,7 +168,7 @@ describe.skipIf(!HAVE_SHARED)('real dialogs: in-place compaction equals NNN.comp
     const expected = readFileSync(dir(`${name}.compact.ipynb`), 'utf8');
     expect(out === expected).toBe(true);
     expect(schemaErrors(out)).toBe('');
-    d.validate();
+    validateDialog(d);
     // Compacting again with the same policy changes nothing.
     expect(dumpsIpynb(readsIpynb(out, name).compact()) === out).toBe(true);
   });

@@ -8,15 +8,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Dialog, Message } from '../src/dialog/dialog.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { Message } from '../src/dialog/message.js';
 import { microCompactDialog, planDialogMicro } from '../src/dialog/micro.js';
 import '../src/dialog/summarize.js';
 import { InvalidArgumentError } from '../src/errors.js';
-import { parseJson } from '../src/python/json.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
-import { pyDumps, pyJsonString } from '../src/python/py.js';
-import { fmt2hist, parseToolBlocks } from '../src/chat/reply.js';
-import { lenToks } from '../src/tokens/tokens.js';
+import { parseJson, pyDumps, pyJsonString } from '../src/python/index.js';
+import { dumpsIpynb, readsIpynb, validateDialog } from '../src/notebook/index.js';
+import { fmt2hist, parseToolBlocks } from '../src/chat/index.js';
+import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 
@@ -52,7 +52,10 @@ describe('microCompactDialog: current json {.tool} blocks', () => {
   const replyA = 'Let me look.\n\n' + block(calls[0]) + '\n\n' + block(calls[1]) + '\n\nNow:\n\n' + block(calls[2]);
   const replyB = block(calls[3]) + '\n\nMore.\n\n' + block(calls[4]) + '\n\n' + block(calls[5]) + '\n\n' + block(calls[6]) + '\n\nDone.';
   const make = (): Dialog =>
-    new Dialog([new Message('# notes', { type: 'note', id: 'n1' }), prompt('pA', replyA), new Message('x = 1', { type: 'code', id: 'c1' }), prompt('pB', replyB)], { name: 'hand' });
+    new Dialog(
+      [new Message('# notes', { type: 'note', id: 'n1' }), prompt('pA', replyA), new Message('x = 1', { type: 'code', id: 'c1' }), prompt('pB', replyB)],
+      { name: 'hand' },
+    );
   const ph = (name: string): string => `[Previous: used ${name}]`;
 
   it('clears old long results of unpreserved tools, keeps the newest 3, edits only the result', () => {
@@ -241,7 +244,9 @@ describe('microCompactDialog: bodies that do not re-serialise', () => {
     const reply = '```json {.tool}\n' + body + '\n```';
     const d = new Dialog([prompt('p1', reply)]);
     microCompactDialog(d, { keepRecent: 0 });
-    expect(d.get('p1')!.reply).toBe('```json {.tool}\n{\n  "id": "e1",\n  "name": "caf\\u00e9",\n  "args": {},\n  "result": "[Previous: used caf\\u00e9]"\n}\n```');
+    expect(d.get('p1')!.reply).toBe(
+      '```json {.tool}\n{\n  "id": "e1",\n  "name": "caf\\u00e9",\n  "args": {},\n  "result": "[Previous: used caf\\u00e9]"\n}\n```',
+    );
   });
 
   it('keeps CRLF line breaks and 4-space indentation', () => {
@@ -346,7 +351,7 @@ describe.skipIf(!HAVE_SHARED)('microCompactDialog on real dialogs (expected from
     const out = dumpsIpynb(d);
     expect(out).toBe(dumpsIpynb(ref));
     expect(schemaErrors(out)).toBe('');
-    d.validate();
+    validateDialog(d);
 
     // Idempotent.
     expect(microCompactDialog(d, opts).changed).toBe(false);

@@ -10,26 +10,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dlg2compact } from '../src/dialog/compact.js';
-import { Dialog, Message, REPLY_SEPARATOR } from '../src/dialog/dialog.js';
-import {
-  SUMMARY_META_KEY,
-  buildDialogSummaryPrompt,
-  dialogContextTokens,
-  dialogToSummaryMessages,
-  dslSummarizer,
-  httpDialogSummarizer,
-  messageContextTokens,
-  planDialogSummary,
-  summarizeDialog,
-  type DialogSummarizer,
-  type DialogTokenCounter,
-} from '../src/dialog/summarize.js';
+import { REPLY_SEPARATOR } from '../src/chat/index.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { Message } from '../src/dialog/message.js';
+import { SUMMARY_META_KEY, planDialogSummary, summarizeDialog } from '../src/dialog/summarize.js';
+import { buildDialogSummaryPrompt, dialogToSummaryMessages, dslSummarizer, httpDialogSummarizer, type DialogSummarizer } from '../src/dialog/summarizers.js';
+import { dialogContextTokens, messageContextTokens, type CellTokenCounter as DialogTokenCounter } from '../src/dialog/measure.js';
 import '../src/dialog/micro.js';
 import { BudgetError, InvalidArgumentError } from '../src/errors.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { dumpsIpynb, readsIpynb, validateDialog } from '../src/notebook/index.js';
 import { buildCompactionSummaryPrompt } from '../src/strategies/summary.js';
 import { SummarizerError } from '../src/strategies/summarizer-http.js';
-import { lenToks } from '../src/tokens/tokens.js';
+import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 
@@ -137,7 +129,7 @@ describe('summarizeDialog on a hand-made dialog', () => {
     expect(Object.keys(meta)).toEqual(['ids', 'kind', 'replaced', 'skipped_ids', 'source', 'summarizer', 'tokens_after', 'tokens_before']);
     const back = readsIpynb(text);
     expect(dumpsIpynb(back)).toBe(text);
-    back.validate();
+    validateDialog(back);
   });
 
   it('default keepRecent is max(2, ceil(n/4)) cells; the split lands on cell boundaries', async () => {
@@ -173,8 +165,20 @@ describe('summarizeDialog refusals leave the dialog untouched', () => {
     ['empty summary', () => '', 'empty-summary'],
     ['blank summary', () => ' \n\t ', 'empty-summary'],
     ['non-string summary', (() => 42) as unknown as DialogSummarizer, 'empty-summary'],
-    ['summariser throws', () => { throw new Error('no model'); }, 'summarizer-failed'],
-    ['summariser rejects', async () => { throw new Error('offline'); }, 'summarizer-failed'],
+    [
+      'summariser throws',
+      () => {
+        throw new Error('no model');
+      },
+      'summarizer-failed',
+    ],
+    [
+      'summariser rejects',
+      async () => {
+        throw new Error('offline');
+      },
+      'summarizer-failed',
+    ],
     ['summary longer than the head', () => 'word '.repeat(5000), 'not-shrinking'],
     ['summary holding the reply separator', () => 'a' + REPLY_SEPARATOR + 'b', 'invalid-summary'],
   ];
@@ -282,7 +286,13 @@ describe('the default DSL summariser and the default counter', () => {
     const d = mkDialog();
     const before = dialogContextTokens(d);
     expect(planDialogSummary(d, { maxTokens: 10 ** 9 })).toEqual({ wouldChange: false, reason: 'not-needed', replacedIds: [], tokensBefore: before });
-    expect(planDialogSummary(d, { force: true, keepRecent: 3 }, Object.assign(() => 'x '.repeat(5000), { offline: true }))).toEqual({
+    expect(
+      planDialogSummary(
+        d,
+        { force: true, keepRecent: 3 },
+        Object.assign(() => 'x '.repeat(5000), { offline: true }),
+      ),
+    ).toEqual({
       wouldChange: false,
       reason: 'not-shrinking',
       replacedIds: [],
@@ -402,7 +412,8 @@ describe('httpDialogSummarizer against a local server', () => {
         else if (mode === 'fail') answer(res, 500, '{"error": "boom"}');
         else if (mode === 'bad') answer(res, 200, '{"choices": [');
         else if (mode === 'long') answer(res, 200, completion('blah '.repeat(20000)));
-        else if (mode === 'hang') return; // never answers; the client times out
+        else if (mode === 'hang')
+          return; // never answers; the client times out
         else answer(res, 404, '{}');
       });
     });
@@ -442,7 +453,11 @@ describe('httpDialogSummarizer against a local server', () => {
 
   it('explicit options win over env; OPENAI_* variables are the fallback', async () => {
     seen.length = 0;
-    const s = httpDialogSummarizer({ baseUrl: `${base}/ok/v1`, model: 'explicit', env: { OPENAI_BASE_URL: `${base}/fail/v1`, OPENAI_MODEL: 'env-model', OPENAI_API_KEY: 'k2' } });
+    const s = httpDialogSummarizer({
+      baseUrl: `${base}/ok/v1`,
+      model: 'explicit',
+      env: { OPENAI_BASE_URL: `${base}/fail/v1`, OPENAI_MODEL: 'env-model', OPENAI_API_KEY: 'k2' },
+    });
     expect(s.label).toBe('http:explicit');
     expect((await summarizeDialog(mkDialog(), s, { force: true, keepRecent: 3 })).changed).toBe(true);
     expect(seen[0]!.body.model).toBe('explicit');

@@ -6,19 +6,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aiOutput } from '../src/dialog/ai-output.js';
-import { Dialog, Message, REPLY_SEPARATOR as SEP, cloneJson, pyTruthy, randomId, type MsgType } from '../src/dialog/dialog.js';
+import { REPLY_SEPARATOR as SEP } from '../src/chat/index.js';
+import { cloneJson, randomId, type MsgType } from '../src/dialog/cells.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { Message } from '../src/dialog/message.js';
+import { cellWire, dialogWire } from '../src/dialog/wire-state.js';
 import { InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { LosslessNumber, jsonKeys, parseJson } from '../src/python/json.js';
-import { dumpsIpynb, readsIpynb } from '../src/notebook/ipynb.js';
+import { LosslessNumber, jsonKeys, parseJson, pyTruthy } from '../src/python/index.js';
+import { dumpsIpynb, readsIpynb, validateDialog } from '../src/notebook/index.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared, thrown, fcParams } from './support.js';
 
 const HEX8 = /^[0-9a-f]{8}$/;
 
 function fixture(name: string): Dialog {
   return readsIpynb(readFileSync(join(FIXTURES, 'notebooks', `${name}.expected.ipynb`), 'utf8'), `${name}.ipynb`);
 }
-
 
 /** Run `f`, expect a NotebookError, return it. */
 function notebookError(f: () => unknown): NotebookError {
@@ -33,10 +36,18 @@ describe('Message', () => {
     expect(m.type).toBe('note');
     expect(m.id).toMatch(HEX8);
     expect([m.content, m.reply, m.output, m.meta, m.skipped, m.pinned, m.attachments, m.executionCount]).toEqual([
-      'hello', '', [], {}, false, false, undefined, null,
+      'hello',
+      '',
+      [],
+      {},
+      false,
+      false,
+      undefined,
+      null,
     ]);
-    expect([m.solveitAi, m.hadSeparator, m.idGenerated, m.flagValues, m.extra]).toEqual([false, false, false, {}, {}]);
-    expect(new Message('q', { type: 'prompt' }).solveitAi).toBe(true);
+    const w = cellWire(m);
+    expect([w.solveitAi, w.hadSeparator, m.idGenerated, w.flagValues, w.extra]).toEqual([false, false, false, {}, {}]);
+    expect(cellWire(new Message('q', { type: 'prompt' })).solveitAi).toBe(true);
   });
 
   it('rejects a non-string content and an unknown type', () => {
@@ -57,7 +68,7 @@ describe('Message', () => {
     p.reply = 'r';
     expect(p.source).toBe(`q${SEP}r`);
     p.reply = '';
-    p.hadSeparator = true;
+    cellWire(p).hadSeparator = true;
     expect(p.source).toBe(`q${SEP}`);
     expect(new Message('x', { type: 'code', reply: 'ignored' }).source).toBe('x');
   });
@@ -73,6 +84,36 @@ describe('Message', () => {
     const c = new Message('print(1)', { type: 'code', output: [{ output_type: 'stream', name: 'stdout', text: ['1\n'] }] });
     expect(c.aiOutput).toBe(aiOutput(c.output));
     expect(new Message('n').aiOutput).toBe(aiOutput([]));
+  });
+
+  it('aiOutput is cached per outputs array; assigning, resizing or outputsChanged() recomputes it', () => {
+    let reads = 0;
+    const stream = (text: string): Record<string, unknown> => {
+      const o: Record<string, unknown> = { output_type: 'stream', name: 'stdout' };
+      Object.defineProperty(o, 'text', { enumerable: true, get: () => (reads++, text) });
+      return o;
+    };
+    const c = new Message('x', { type: 'code', output: [stream('[1, 2]\n')] });
+    expect(c.aiOutput).toBe('[1, 2]');
+    const afterFirst = reads;
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(c.aiOutput).toBe('[1, 2]');
+    expect(reads).toBe(afterFirst); // second read: cached, the outputs are not looked at again
+    c.output = [stream('3')]; // another array
+    expect(c.aiOutput).toBe('3');
+    c.output.push(stream('4')); // same array, new length
+    expect(c.aiOutput).toBe('34');
+    c.output[1] = stream('5'); // same array and length: needs outputsChanged()
+    expect(c.aiOutput).toBe('34');
+    c.outputsChanged();
+    expect(c.aiOutput).toBe('35');
+    const before = reads;
+    expect(c.clone().aiOutput).toBe('35');
+    expect(reads).toBeGreaterThan(before); // a clone has its own outputs and computes its own view
+    const p = new Message('q', { type: 'prompt', reply: 'r' });
+    expect(p.aiOutput).toBe('r');
+    p.reply = 's';
+    expect(p.aiOutput).toBe('s'); // a prompt's view is its reply, never cached
   });
 });
 
@@ -180,11 +221,25 @@ describe('clone', () => {
 
 describe('pyTruthy', () => {
   const cases: [string, unknown, boolean][] = [
-    ['null', null, false], ['undefined', undefined, false], ['false', false, false], ['true', true, true],
-    ['0', new LosslessNumber('0'), false], ['0.0', new LosslessNumber('0.0'), false], ['-0', new LosslessNumber('-0'), false],
-    ['1', new LosslessNumber('1'), true], ['1e-300', new LosslessNumber('1e-300'), true], ['NaN', NaN, true],
-    ['js 0', 0, false], ['js 2', 2, true], ['0n', 0n, false], ["''", '', false], ["'x'", 'x', true],
-    ['[]', [], false], ['[0]', [0], true], ['{}', {}, false], ['{a}', { a: 0 }, true],
+    ['null', null, false],
+    ['undefined', undefined, false],
+    ['false', false, false],
+    ['true', true, true],
+    ['0', new LosslessNumber('0'), false],
+    ['0.0', new LosslessNumber('0.0'), false],
+    ['-0', new LosslessNumber('-0'), false],
+    ['1', new LosslessNumber('1'), true],
+    ['1e-300', new LosslessNumber('1e-300'), true],
+    ['NaN', NaN, true],
+    ['js 0', 0, false],
+    ['js 2', 2, true],
+    ['0n', 0n, false],
+    ["''", '', false],
+    ["'x'", 'x', true],
+    ['[]', [], false],
+    ['[0]', [0], true],
+    ['{}', {}, false],
+    ['{a}', { a: 0 }, true],
   ];
   it.each(cases)('%s', (_label, v, want) => {
     expect(pyTruthy(v)).toBe(want);
@@ -192,7 +247,6 @@ describe('pyTruthy', () => {
 });
 
 describe('validate', () => {
-  type Edit = (d: Dialog, m: Message) => void;
   const good = (): Dialog => {
     const d = new Dialog([], { name: 'v.ipynb' });
     d.mkMessage('print(1)', {
@@ -218,71 +272,455 @@ describe('validate', () => {
 
   it('accepts a good dialog, returns this, and what it accepts passes the schema', () => {
     const d = good();
-    expect(d.validate()).toBe(d);
+    expect(validateDialog(d)).toBe(d);
     if (HAVE_SHARED) expect(schemaErrors(dumpsIpynb(d))).toBe('');
   });
 
   it('accepts a 64-character id', () => {
     const d = good();
     code(d).id = 'a'.repeat(64);
-    d.validate();
+    validateDialog(d);
   });
 
   const cases: [string, (d: Dialog) => void, string, string | number | undefined, string | undefined][] = [
     // label, edit, message part, cell, field
-    ['empty id', (d) => { code(d).id = ''; }, 'invalid cell id', 0, 'id'],
-    ['65-character id', (d) => { code(d).id = 'a'.repeat(65); }, 'invalid cell id', 0, 'id'],
-    ['id with a dot', (d) => { note(d).id = 'a.b'; }, 'invalid cell id', 1, 'id'],
-    ['non-ASCII id', (d) => { note(d).id = 'é'; }, 'invalid cell id', 1, 'id'],
-    ['duplicate id', (d) => { note(d).id = 'code-1'; }, 'duplicate cell id "code-1"', 'code-1', 'id'],
-    ['unknown type', (d) => { note(d).type = 'markdown' as MsgType; }, 'unknown message type', 'note-1', 'type'],
-    ['note with a reply', (d) => { note(d).reply = 'r'; }, 'a note message has no reply', 'note-1', 'reply'],
-    ['note holding the separator', (d) => { note(d).content = `a${SEP}b`; }, 'holds the reply separator', 'note-1', 'source'],
-    ['prompt request holding the separator', (d) => { (d.messages[2] as Message).content = `a${SEP}`; }, 'holds the reply separator', 'prompt-1', 'source'],
-    ['non-string content', (d) => { note(d).content = 1 as unknown as string; }, 'content must be a string', 'note-1', 'source'],
-    ['outputs not a list', (d) => { code(d).output = {} as unknown[]; }, 'outputs must be a list', 'code-1', 'outputs'],
-    ['note with outputs', (d) => { note(d).output = [{ output_type: 'stream', name: 'x', text: '' }]; }, 'carries no outputs', 'note-1', 'outputs'],
-    ['output not an object', (d) => { code(d).output.push('x'); }, 'an output must be an object', 'code-1', 'outputs[4]'],
-    ['unknown output type', (d) => { code(d).output.push({ output_type: 'pyout' }); }, 'unknown output_type "pyout"', 'code-1', 'outputs[4]'],
-    ['missing output field', (d) => { delete out(d, 0).name; }, 'stream output lacks "name"', 'code-1', 'outputs[0]'],
-    ['extra output field', (d) => { out(d, 3).extra = 1; }, 'unexpected field "extra"', 'code-1', 'outputs[3]'],
-    ['stream text with a number', (d) => { out(d, 0).text = ['a', 1]; }, 'stream text must be', 'code-1', 'outputs[0].text'],
-    ['stream name not a string', (d) => { out(d, 0).name = 1; }, 'stream name must be a string', 'code-1', 'outputs[0].name'],
-    ['negative execution_count in a result', (d) => { out(d, 1).execution_count = -1; }, 'execution_count must be', 'code-1', 'outputs[1].execution_count'],
-    ['fractional execution_count in a result', (d) => { out(d, 1).execution_count = new LosslessNumber('1.5'); }, 'execution_count must be', 'code-1', 'outputs[1].execution_count'],
-    ['mime data not text', (d) => { (out(d, 1).data as Record<string, unknown>)['text/plain'] = 5; }, 'mime data "text/plain"', 'code-1', 'outputs[1].data'],
-    ['data not an object', (d) => { out(d, 2).data = []; }, 'a mimebundle must be an object', 'code-1', 'outputs[2].data'],
-    ['output metadata not an object', (d) => { out(d, 2).metadata = null; }, 'output metadata must be an object', 'code-1', 'outputs[2].metadata'],
-    ['traceback not a list of strings', (d) => { out(d, 3).traceback = 'tb'; }, 'traceback must be a list of strings', 'code-1', 'outputs[3].traceback'],
-    ['ename not a string', (d) => { out(d, 3).ename = null; }, 'ename must be a string', 'code-1', 'outputs[3].ename'],
-    ['cell execution_count negative', (d) => { code(d).executionCount = -2; }, 'execution_count must be', 'code-1', 'execution_count'],
-    ['cell execution_count a string', (d) => { code(d).executionCount = '1'; }, 'execution_count must be', 'code-1', 'execution_count'],
-    ['metadata not an object', (d) => { note(d).meta = [] as unknown as Record<string, unknown>; }, 'metadata must be an object', 'note-1', 'metadata'],
-    ['a function in metadata', (d) => { note(d).meta.f = () => 1; }, 'not JSON-serialisable', 'note-1', 'metadata'],
-    ['a Date in metadata', (d) => { note(d).meta.f = new Date(0); }, 'not JSON-serialisable', 'note-1', 'metadata'],
-    ['a cycle in metadata', (d) => { note(d).meta.self = note(d).meta; }, 'circular reference', 'note-1', 'metadata'],
-    ['Infinity in an output', (d) => { (out(d, 1).data as Record<string, unknown>)['application/json'] = Infinity; }, 'Infinity is not valid JSON', 'code-1', 'outputs'],
-    ['tags with a comma', (d) => { code(d).meta.tags = ['a,b']; }, 'tags must be', 'code-1', 'metadata.tags'],
-    ['repeated tags', (d) => { code(d).meta.tags = ['a', 'a']; }, 'tags must be', 'code-1', 'metadata.tags'],
-    ['collapsed not a boolean', (d) => { code(d).meta.collapsed = 1; }, 'collapsed must be a boolean', 'code-1', 'metadata.collapsed'],
-    ['scrolled "yes"', (d) => { code(d).meta.scrolled = 'yes'; }, 'scrolled must be', 'code-1', 'metadata.scrolled'],
-    ['name with a newline', (d) => { code(d).meta.name = 'a\nb'; }, 'metadata name', 'code-1', 'metadata.name'],
-    ['execution with a number', (d) => { code(d).meta.execution = { t: 1 }; }, 'metadata execution', 'code-1', 'metadata.execution'],
-    ['jupyter not an object', (d) => { note(d).meta.jupyter = 1; }, 'metadata jupyter', 'note-1', 'metadata.jupyter'],
-    ['raw format not a string', (d) => { (d.messages[3] as Message).meta.format = 1; }, 'metadata format', 'raw-1', 'metadata.format'],
-    ['skipped not a boolean', (d) => { note(d).skipped = 1 as unknown as boolean; }, 'skipped must be a boolean', 'note-1', 'metadata.skipped'],
-    ['attachments on a code cell', (d) => { code(d).attachments = {}; }, 'code cells carry no attachments', 'code-1', 'attachments'],
-    ['attachment not a bundle', (d) => { note(d).attachments = { 'a.png': 'x' }; }, 'a mimebundle must be an object', 'note-1', 'attachments.a.png'],
-    ['unknown cell field', (d) => { note(d).extra.outputs = []; }, 'unexpected cell field "outputs"', 'note-1', 'outputs'],
-    ['unknown top-level field', (d) => { d.extra.worksheets = []; }, 'unexpected top-level field "worksheets"', undefined, 'worksheets'],
-    ['kernelspec without display_name', (d) => { d.metadata.kernelspec = { name: 'p' }; }, 'kernelspec must be', undefined, 'metadata.kernelspec'],
-    ['language_info without name', (d) => { d.metadata.language_info = {}; }, 'language_info must be', undefined, 'metadata.language_info'],
-    ['notebook metadata not an object', (d) => { d.metadata = [] as unknown as Record<string, unknown>; }, 'notebook metadata must be an object', undefined, 'metadata'],
+    [
+      'empty id',
+      (d) => {
+        code(d).id = '';
+      },
+      'invalid cell id',
+      0,
+      'id',
+    ],
+    [
+      '65-character id',
+      (d) => {
+        code(d).id = 'a'.repeat(65);
+      },
+      'invalid cell id',
+      0,
+      'id',
+    ],
+    [
+      'id with a dot',
+      (d) => {
+        note(d).id = 'a.b';
+      },
+      'invalid cell id',
+      1,
+      'id',
+    ],
+    [
+      'non-ASCII id',
+      (d) => {
+        note(d).id = 'é';
+      },
+      'invalid cell id',
+      1,
+      'id',
+    ],
+    [
+      'duplicate id',
+      (d) => {
+        note(d).id = 'code-1';
+      },
+      'duplicate cell id "code-1"',
+      'code-1',
+      'id',
+    ],
+    [
+      'unknown type',
+      (d) => {
+        note(d).type = 'markdown' as MsgType;
+      },
+      'unknown message type',
+      'note-1',
+      'type',
+    ],
+    [
+      'note with a reply',
+      (d) => {
+        note(d).reply = 'r';
+      },
+      'a note message has no reply',
+      'note-1',
+      'reply',
+    ],
+    [
+      'note holding the separator',
+      (d) => {
+        note(d).content = `a${SEP}b`;
+      },
+      'holds the reply separator',
+      'note-1',
+      'source',
+    ],
+    [
+      'prompt request holding the separator',
+      (d) => {
+        (d.messages[2] as Message).content = `a${SEP}`;
+      },
+      'holds the reply separator',
+      'prompt-1',
+      'source',
+    ],
+    [
+      'non-string content',
+      (d) => {
+        note(d).content = 1 as unknown as string;
+      },
+      'content must be a string',
+      'note-1',
+      'source',
+    ],
+    [
+      'outputs not a list',
+      (d) => {
+        code(d).output = {} as unknown[];
+      },
+      'outputs must be a list',
+      'code-1',
+      'outputs',
+    ],
+    [
+      'note with outputs',
+      (d) => {
+        note(d).output = [{ output_type: 'stream', name: 'x', text: '' }];
+      },
+      'carries no outputs',
+      'note-1',
+      'outputs',
+    ],
+    [
+      'output not an object',
+      (d) => {
+        code(d).output.push('x');
+      },
+      'an output must be an object',
+      'code-1',
+      'outputs[4]',
+    ],
+    [
+      'unknown output type',
+      (d) => {
+        code(d).output.push({ output_type: 'pyout' });
+      },
+      'unknown output_type "pyout"',
+      'code-1',
+      'outputs[4]',
+    ],
+    [
+      'missing output field',
+      (d) => {
+        delete out(d, 0).name;
+      },
+      'stream output lacks "name"',
+      'code-1',
+      'outputs[0]',
+    ],
+    [
+      'extra output field',
+      (d) => {
+        out(d, 3).extra = 1;
+      },
+      'unexpected field "extra"',
+      'code-1',
+      'outputs[3]',
+    ],
+    [
+      'stream text with a number',
+      (d) => {
+        out(d, 0).text = ['a', 1];
+      },
+      'stream text must be',
+      'code-1',
+      'outputs[0].text',
+    ],
+    [
+      'stream name not a string',
+      (d) => {
+        out(d, 0).name = 1;
+      },
+      'stream name must be a string',
+      'code-1',
+      'outputs[0].name',
+    ],
+    [
+      'negative execution_count in a result',
+      (d) => {
+        out(d, 1).execution_count = -1;
+      },
+      'execution_count must be',
+      'code-1',
+      'outputs[1].execution_count',
+    ],
+    [
+      'fractional execution_count in a result',
+      (d) => {
+        out(d, 1).execution_count = new LosslessNumber('1.5');
+      },
+      'execution_count must be',
+      'code-1',
+      'outputs[1].execution_count',
+    ],
+    [
+      'mime data not text',
+      (d) => {
+        (out(d, 1).data as Record<string, unknown>)['text/plain'] = 5;
+      },
+      'mime data "text/plain"',
+      'code-1',
+      'outputs[1].data',
+    ],
+    [
+      'data not an object',
+      (d) => {
+        out(d, 2).data = [];
+      },
+      'a mimebundle must be an object',
+      'code-1',
+      'outputs[2].data',
+    ],
+    [
+      'output metadata not an object',
+      (d) => {
+        out(d, 2).metadata = null;
+      },
+      'output metadata must be an object',
+      'code-1',
+      'outputs[2].metadata',
+    ],
+    [
+      'traceback not a list of strings',
+      (d) => {
+        out(d, 3).traceback = 'tb';
+      },
+      'traceback must be a list of strings',
+      'code-1',
+      'outputs[3].traceback',
+    ],
+    [
+      'ename not a string',
+      (d) => {
+        out(d, 3).ename = null;
+      },
+      'ename must be a string',
+      'code-1',
+      'outputs[3].ename',
+    ],
+    [
+      'cell execution_count negative',
+      (d) => {
+        code(d).executionCount = -2;
+      },
+      'execution_count must be',
+      'code-1',
+      'execution_count',
+    ],
+    [
+      'cell execution_count a string',
+      (d) => {
+        code(d).executionCount = '1';
+      },
+      'execution_count must be',
+      'code-1',
+      'execution_count',
+    ],
+    [
+      'metadata not an object',
+      (d) => {
+        note(d).meta = [] as unknown as Record<string, unknown>;
+      },
+      'metadata must be an object',
+      'note-1',
+      'metadata',
+    ],
+    [
+      'a function in metadata',
+      (d) => {
+        note(d).meta.f = () => 1;
+      },
+      'not JSON-serialisable',
+      'note-1',
+      'metadata',
+    ],
+    [
+      'a Date in metadata',
+      (d) => {
+        note(d).meta.f = new Date(0);
+      },
+      'not JSON-serialisable',
+      'note-1',
+      'metadata',
+    ],
+    [
+      'a cycle in metadata',
+      (d) => {
+        note(d).meta.self = note(d).meta;
+      },
+      'circular reference',
+      'note-1',
+      'metadata',
+    ],
+    [
+      'Infinity in an output',
+      (d) => {
+        (out(d, 1).data as Record<string, unknown>)['application/json'] = Infinity;
+      },
+      'Infinity is not valid JSON',
+      'code-1',
+      'outputs',
+    ],
+    [
+      'tags with a comma',
+      (d) => {
+        code(d).meta.tags = ['a,b'];
+      },
+      'tags must be',
+      'code-1',
+      'metadata.tags',
+    ],
+    [
+      'repeated tags',
+      (d) => {
+        code(d).meta.tags = ['a', 'a'];
+      },
+      'tags must be',
+      'code-1',
+      'metadata.tags',
+    ],
+    [
+      'collapsed not a boolean',
+      (d) => {
+        code(d).meta.collapsed = 1;
+      },
+      'collapsed must be a boolean',
+      'code-1',
+      'metadata.collapsed',
+    ],
+    [
+      'scrolled "yes"',
+      (d) => {
+        code(d).meta.scrolled = 'yes';
+      },
+      'scrolled must be',
+      'code-1',
+      'metadata.scrolled',
+    ],
+    [
+      'name with a newline',
+      (d) => {
+        code(d).meta.name = 'a\nb';
+      },
+      'metadata name',
+      'code-1',
+      'metadata.name',
+    ],
+    [
+      'execution with a number',
+      (d) => {
+        code(d).meta.execution = { t: 1 };
+      },
+      'metadata execution',
+      'code-1',
+      'metadata.execution',
+    ],
+    [
+      'jupyter not an object',
+      (d) => {
+        note(d).meta.jupyter = 1;
+      },
+      'metadata jupyter',
+      'note-1',
+      'metadata.jupyter',
+    ],
+    [
+      'raw format not a string',
+      (d) => {
+        (d.messages[3] as Message).meta.format = 1;
+      },
+      'metadata format',
+      'raw-1',
+      'metadata.format',
+    ],
+    [
+      'skipped not a boolean',
+      (d) => {
+        note(d).skipped = 1 as unknown as boolean;
+      },
+      'skipped must be a boolean',
+      'note-1',
+      'metadata.skipped',
+    ],
+    [
+      'attachments on a code cell',
+      (d) => {
+        code(d).attachments = {};
+      },
+      'code cells carry no attachments',
+      'code-1',
+      'attachments',
+    ],
+    [
+      'attachment not a bundle',
+      (d) => {
+        note(d).attachments = { 'a.png': 'x' };
+      },
+      'a mimebundle must be an object',
+      'note-1',
+      'attachments.a.png',
+    ],
+    [
+      'unknown cell field',
+      (d) => {
+        cellWire(note(d)).extra.outputs = [];
+      },
+      'unexpected cell field "outputs"',
+      'note-1',
+      'outputs',
+    ],
+    [
+      'unknown top-level field',
+      (d) => {
+        dialogWire(d).extra.worksheets = [];
+      },
+      'unexpected top-level field "worksheets"',
+      undefined,
+      'worksheets',
+    ],
+    [
+      'kernelspec without display_name',
+      (d) => {
+        d.metadata.kernelspec = { name: 'p' };
+      },
+      'kernelspec must be',
+      undefined,
+      'metadata.kernelspec',
+    ],
+    [
+      'language_info without name',
+      (d) => {
+        d.metadata.language_info = {};
+      },
+      'language_info must be',
+      undefined,
+      'metadata.language_info',
+    ],
+    [
+      'notebook metadata not an object',
+      (d) => {
+        d.metadata = [] as unknown as Record<string, unknown>;
+      },
+      'notebook metadata must be an object',
+      undefined,
+      'metadata',
+    ],
   ];
   it.each(cases)('rejects %s', (_label, edit, part, cellRef, field) => {
     const d = good();
     edit(d);
-    const e = notebookError(() => d.validate());
+    const e = notebookError(() => validateDialog(d));
     expect(e.file).toBe('v.ipynb');
     expect(e.message).toContain(part);
     expect(e.message.startsWith('v.ipynb: ')).toBe(true);
@@ -337,7 +775,7 @@ describe('property: built dialogs write, read back equal, and pass the schema', 
         );
         if (HAVE_SHARED) expect(schemaErrors(out)).toBe('');
       }),
-      { numRuns: 300 },
+      fcParams(300),
     );
   });
 });

@@ -14,18 +14,42 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  bashCall, callRenderers, compactAsst, compactCall, compactChat, compactMsg, compactPolicy, compactResult,
-  compactText, compactTool, compactUser, dropDocState, fencedCode, genericCall, isPlumbing, isSkillText,
-  resolvePolicy, argRenderer, SKILL_MARKER, type Policy,
+  bashCall,
+  callRenderers,
+  compactAsst,
+  compactCall,
+  compactChat,
+  compactMsg,
+  compactPolicy,
+  compactResult,
+  compactText,
+  compactTool,
+  compactUser,
+  dropDocState,
+  fencedCode,
+  genericCall,
+  isPlumbing,
+  isSkillText,
+  resolvePolicy,
+  argRenderer,
+  SKILL_MARKER,
+  type Policy,
 } from '../src/dsl/render.js';
 import {
-  CONVERSATION_MARKER, LEGEND, NOTES_MARKER, TRANSCRIPT_MARKER, compactBody, compactContent, joinCompacts, skillNames,
+  CONVERSATION_MARKER,
+  LEGEND,
+  NOTES_MARKER,
+  TRANSCRIPT_MARKER,
+  compactBody,
+  compactContent,
+  joinCompacts,
+  skillNames,
 } from '../src/dsl/continuation.js';
-import { lenToks, truncToksMid } from '../src/tokens/tokens.js';
-import { pyStrip } from '../src/python/py.js';
-import { parseJson } from '../src/python/json.js';
+import { lenToks, truncToksMid } from '../src/tokens/index.js';
+import { parseJson, pyStrip } from '../src/python/index.js';
 import { mkMsg, toolPart, toolResult, type Msg, type ToolUsePart } from '../src/chat/message.js';
 import { BudgetError, DocumentFormatError, InvalidArgumentError } from '../src/errors.js';
+import { fcParams } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // The seed's fixture conversation
@@ -260,7 +284,7 @@ describe('Python string semantics in the renderers', () => {
   it.each([
     [
       '{"b": 1.0, "2": [1, 2.5e-5, 1e16, true, null], "s": "it\'s \\"q\\"", "n": "x\\ny\\\\nz", "u": "\\u00e9\\u200b\\t"}',
-      '\u25b6 t(b=1.0, 2=[1, 2.5e-05, 1e+16, True, None], s=\'it\\\'s "q"\', n=\'x \u00b6 y\\ \u00b6 z\', u=\'\u00e9\\u200b\\t\')',
+      "\u25b6 t(b=1.0, 2=[1, 2.5e-05, 1e+16, True, None], s='it\\'s \"q\"', n='x \u00b6 y\\ \u00b6 z', u='\u00e9\\u200b\\t')",
     ],
     [
       '{"big": 123456789012345678901234567890, "neg": -0.0, "nested": {"k": [{}, []]}}',
@@ -295,7 +319,18 @@ describe('Python string semantics in the renderers', () => {
   it('compactUser keeps empty renderings, compactAsst drops them (as the reference)', () => {
     expect(compactUser(mkMsg(['a', 'b']), 0)).toBe('\n');
     expect(compactAsst(mkMsg(['a', 'b'], 'assistant'), 0, 0)).toBe('');
-    expect(compactTool({ role: 'tool', content: [{ type: 'tool_result', id: '', name: '', text: 'a' }, { type: 'tool_result', id: '', name: '', text: 'b' }] }, 0)).toBe('\n');
+    expect(
+      compactTool(
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool_result', id: '', name: '', text: 'a' },
+            { type: 'tool_result', id: '', name: '', text: 'b' },
+          ],
+        },
+        0,
+      ),
+    ).toBe('\n');
   });
 });
 
@@ -324,7 +359,11 @@ describe('compactChat turns and lifting', () => {
     const msgs: Msg[] = [u(long), a(long), u('<system-reminder>x</system-reminder>'), a(long), u('Base directory for this skill: /s'), a('ok')];
     const out = compactChat(msgs, tight, { lastN: 1 }).split('\n\n***\n\n');
     // the one substantive prompt is lifted with the last text-bearing reply of its span ('ok')
-    expect(out).toEqual([`§ ${long} §\n${truncToksMid(`» ${long} »`, 3)}`, truncToksMid(`» ${long} »`, 3), `${truncToksMid(`§ ${SKILL_MARKER} §`, 3)}\n» ok »`]);
+    expect(out).toEqual([
+      `§ ${long} §\n${truncToksMid(`» ${long} »`, 3)}`,
+      truncToksMid(`» ${long} »`, 3),
+      `${truncToksMid(`§ ${SKILL_MARKER} §`, 3)}\n» ok »`,
+    ]);
   });
 
   it('lastN larger than the number of prompts lifts them all; 0 lifts none', () => {
@@ -442,7 +481,8 @@ describe('continuation documents', () => {
   });
 
   it('reads a document the Python reference wrote (conformance/dsl.json, compact_content)', () => {
-    const ref = "This session is being continued from an earlier conversation. `§ … §` encloses user text; `» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks another tool call; `>` marks its result; `¶` replaces a newline; `***` separates user-led turns; and ` … ` marks removed middle content. The final five messages are preserved untruncated. This representation is for orientation only: never copy code or commands from it; reopen the original transcript or source file first.\n\n## Conversation\n\nx ▶ Skill(skill='a') and ▶ Skill(skill='b') ▶ Skill(skill='a')\n\n## Auto-generated continuation notes\n\nA useful note.\n\nIf further detail is needed, read the complete transcript at: /tmp/session.jsonl\n\nSkill contents were compacted out above. Before relying on any skill guidance, re-invoke it: Skill(a), Skill(b).";
+    const ref =
+      "This session is being continued from an earlier conversation. `§ … §` encloses user text; `» … »` encloses assistant text; fenced `python` is persistent-kernel execution; `!` marks Bash; `▶` marks another tool call; `>` marks its result; `¶` replaces a newline; `***` separates user-led turns; and ` … ` marks removed middle content. The final five messages are preserved untruncated. This representation is for orientation only: never copy code or commands from it; reopen the original transcript or source file first.\n\n## Conversation\n\nx ▶ Skill(skill='a') and ▶ Skill(skill='b') ▶ Skill(skill='a')\n\n## Auto-generated continuation notes\n\nA useful note.\n\nIf further detail is needed, read the complete transcript at: /tmp/session.jsonl\n\nSkill contents were compacted out above. Before relying on any skill guidance, re-invoke it: Skill(a), Skill(b).";
     expect(compactBody(ref)).toBe("x ▶ Skill(skill='a') and ▶ Skill(skill='b') ▶ Skill(skill='a')");
     // our document differs only in the legend
     const ours = compactContent("x ▶ Skill(skill='a') and ▶ Skill(skill='b') ▶ Skill(skill='a')", '/tmp/session.jsonl', 'A useful note.');
@@ -462,8 +502,41 @@ describe('continuation documents', () => {
 /** Strings rich in the characters the renderers care about, plus arbitrary code points. */
 const tricky = fc.string({
   unit: fc.oneof(
-    fc.constantFrom('\n', '\r', '\r\n', ' ', '\t', '\u0085', '\u2028', '\u001c', '\u3000', '\ufeff', '`', '```', '````\n', '𝍁', '…', '¶',
-      '<warn>', '</warn>', '<note>', '</note>', "'", '"', '\\', '\\n', 'é', '日本', '😀', 'a', 'Z', '0', '.', '\ud800', '\udfff'),
+    fc.constantFrom(
+      '\n',
+      '\r',
+      '\r\n',
+      ' ',
+      '\t',
+      '\u0085',
+      '\u2028',
+      '\u001c',
+      '\u3000',
+      '\ufeff',
+      '`',
+      '```',
+      '````\n',
+      '𝍁',
+      '…',
+      '¶',
+      '<warn>',
+      '</warn>',
+      '<note>',
+      '</note>',
+      "'",
+      '"',
+      '\\',
+      '\\n',
+      'é',
+      '日本',
+      '😀',
+      'a',
+      'Z',
+      '0',
+      '.',
+      '\ud800',
+      '\udfff',
+    ),
     fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }),
   ),
   maxLength: 60,
@@ -499,81 +572,110 @@ function specFencedCode(code: string, max: number): string | null {
 
 describe('properties (fast-check)', () => {
   it('renderers never throw on arbitrary strings and budgets', () => {
-    fc.assert(fc.property(tricky, tricky, budget, (s, t, b) => {
-      expect(typeof compactText(s, '§', b)).toBe('string');
-      expect(typeof compactResult(s, b)).toBe('string');
-      expect(typeof bashCall(s, b)).toBe('string');
-      expect(typeof genericCall(t, { [t]: s, n: 1, l: [s, null, true] }, b)).toBe('string');
-      expect(typeof compactUser(mkMsg([s, t]), b)).toBe('string');
-      expect(typeof compactAsst(mkMsg([s, toolPart('Bash', { command: t })], 'assistant'), b, b)).toBe('string');
-      expect(typeof compactTool(toolResult(s), b)).toBe('string');
-      expect(typeof compactChat([mkMsg(s), mkMsg(t, 'assistant'), toolResult(s)], { userToks: b, asstToks: b, callToks: b, resultToks: b }, { lastN: b % 3 })).toBe('string');
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(tricky, tricky, budget, (s, t, b) => {
+        expect(typeof compactText(s, '§', b)).toBe('string');
+        expect(typeof compactResult(s, b)).toBe('string');
+        expect(typeof bashCall(s, b)).toBe('string');
+        expect(typeof genericCall(t, { [t]: s, n: 1, l: [s, null, true] }, b)).toBe('string');
+        expect(typeof compactUser(mkMsg([s, t]), b)).toBe('string');
+        expect(typeof compactAsst(mkMsg([s, toolPart('Bash', { command: t })], 'assistant'), b, b)).toBe('string');
+        expect(typeof compactTool(toolResult(s), b)).toBe('string');
+        expect(
+          typeof compactChat([mkMsg(s), mkMsg(t, 'assistant'), toolResult(s)], { userToks: b, asstToks: b, callToks: b, resultToks: b }, { lastN: b % 3 }),
+        ).toBe('string');
+      }),
+      fcParams(300),
+    );
   });
 
   it('fencedCode: never throws at or above the empty-fence minimum, always fits the budget', () => {
-    fc.assert(fc.property(tricky, fc.integer({ min: 0, max: 30 }), (code, extra) => {
-      const fence = specFence(pyStrip(code));
-      const min = lenToks(`${fence}python\n\n${fence}`);
-      const out = fencedCode(code, min + extra);
-      expect(lenToks(out)).toBeLessThanOrEqual(min + extra);
-      expect(out.startsWith(`${fence}python\n`) && out.endsWith(`\n${fence}`)).toBe(true);
-      if (min > 0) expect(() => fencedCode(code, min - 1)).toThrow(BudgetError);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(tricky, fc.integer({ min: 0, max: 30 }), (code, extra) => {
+        const fence = specFence(pyStrip(code));
+        const min = lenToks(`${fence}python\n\n${fence}`);
+        const out = fencedCode(code, min + extra);
+        expect(lenToks(out)).toBeLessThanOrEqual(min + extra);
+        expect(out.startsWith(`${fence}python\n`) && out.endsWith(`\n${fence}`)).toBe(true);
+        if (min > 0) expect(() => fencedCode(code, min - 1)).toThrow(BudgetError);
+      }),
+      fcParams(300),
+    );
   });
 
   it('fencedCode equals SPEC §3 read literally', () => {
     const code = fc.oneof(tricky, prose, fc.string({ unit: 'binary', maxLength: 120 }));
-    fc.assert(fc.property(code, fc.integer({ min: 0, max: 40 }), (c, b) => {
-      const want = specFencedCode(c, b);
-      if (want === null) expect(() => fencedCode(c, b)).toThrow(BudgetError);
-      else expect(fencedCode(c, b)).toBe(want);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(code, fc.integer({ min: 0, max: 40 }), (c, b) => {
+        const want = specFencedCode(c, b);
+        if (want === null) expect(() => fencedCode(c, b)).toThrow(BudgetError);
+        else expect(fencedCode(c, b)).toBe(want);
+      }),
+      fcParams(500),
+    );
   });
 
   it('no line inside a fenced block can close it', () => {
-    fc.assert(fc.property(tricky, (code) => {
-      const out = fencedCode(code, 100_000);
-      const fence = out.slice(0, out.indexOf('python\n'));
-      const inner = out.slice(fence.length + 'python\n'.length, out.length - fence.length - 1);
-      expect(inner).toBe(pyStrip(code));
-      for (const line of inner.split('\n')) {
-        const m = /^ {0,3}(`{3,})[ \t]*$/.exec(line);
-        if (m) expect(m[1]!.length).toBeLessThan(fence.length);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(tricky, (code) => {
+        const out = fencedCode(code, 100_000);
+        const fence = out.slice(0, out.indexOf('python\n'));
+        const inner = out.slice(fence.length + 'python\n'.length, out.length - fence.length - 1);
+        expect(inner).toBe(pyStrip(code));
+        for (const line of inner.split('\n')) {
+          const m = /^ {0,3}(`{3,})[ \t]*$/.exec(line);
+          if (m) expect(m[1]!.length).toBeLessThan(fence.length);
+        }
+      }),
+      fcParams(300),
+    );
   });
 
   it('on ordinary prose the budget holds (re-counted)', () => {
-    fc.assert(fc.property(prose, fc.integer({ min: 1, max: 60 }), (s, b) => {
-      expect(lenToks(compactText(s, '§', b))).toBeLessThanOrEqual(b);
-      expect(lenToks(compactText(s, '»', b))).toBeLessThanOrEqual(b);
-      expect(lenToks(compactResult(s, b))).toBeLessThanOrEqual(b);
-      expect(lenToks(bashCall(s, b))).toBeLessThanOrEqual(b);
-      expect(lenToks(genericCall('tool', { text: s }, b))).toBeLessThanOrEqual(b);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(prose, fc.integer({ min: 1, max: 60 }), (s, b) => {
+        expect(lenToks(compactText(s, '§', b))).toBeLessThanOrEqual(b);
+        expect(lenToks(compactText(s, '»', b))).toBeLessThanOrEqual(b);
+        expect(lenToks(compactResult(s, b))).toBeLessThanOrEqual(b);
+        expect(lenToks(bashCall(s, b))).toBeLessThanOrEqual(b);
+        expect(lenToks(genericCall('tool', { text: s }, b))).toBeLessThanOrEqual(b);
+      }),
+      fcParams(300),
+    );
   });
 
   it('<warn>/<note> removal equals the reference regex (non-greedy, DOTALL, same tag)', () => {
     const piece = fc.constantFrom('<warn>', '</warn>', '<note>', '</note>', 'x', '\n', '<', '>', '/', 'warn', 'note');
-    fc.assert(fc.property(fc.array(piece, { maxLength: 40 }).map((a) => a.join('')), (s) => {
-      expect(dropDocState(s)).toBe(s.replace(/<(warn|note)>[\s\S]*?<\/\1>/g, ''));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 40 }).map((a) => a.join('')),
+        (s) => {
+          expect(dropDocState(s)).toBe(s.replace(/<(warn|note)>[\s\S]*?<\/\1>/g, ''));
+        },
+      ),
+      fcParams(1000),
+    );
   });
 
   it('compactBody(compactContent(chat, path, notes)) === chat when the chat holds no section marker', () => {
     const text = fc.oneof(tricky, fc.constantFrom('\n\n## Conversation\n\n', '## Conversation', '\n\nIf further detail is needed'), prose);
-    fc.assert(fc.property(text, text, text, (chat, path, notes) => {
-      fc.pre(!chat.includes(NOTES_MARKER) && !chat.includes(TRANSCRIPT_MARKER));
-      expect(compactBody(compactContent(chat, path, notes))).toBe(chat);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(text, text, text, (chat, path, notes) => {
+        fc.pre(!chat.includes(NOTES_MARKER) && !chat.includes(TRANSCRIPT_MARKER));
+        expect(compactBody(compactContent(chat, path, notes))).toBe(chat);
+      }),
+      fcParams(300),
+    );
   });
 
   it('joinCompacts joins exactly the non-empty parts', () => {
-    fc.assert(fc.property(fc.array(fc.oneof(fc.constant(''), tricky), { maxLength: 6 }), (parts) => {
-      const nonEmpty = parts.filter((p) => p !== '');
-      expect(joinCompacts(...parts)).toBe(nonEmpty.join('\n\n***\n\n'));
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constant(''), tricky), { maxLength: 6 }), (parts) => {
+        const nonEmpty = parts.filter((p) => p !== '');
+        expect(joinCompacts(...parts)).toBe(nonEmpty.join('\n\n***\n\n'));
+      }),
+      fcParams(),
+    );
   });
 });
 
@@ -609,5 +711,26 @@ describe('large input', () => {
     const t0 = performance.now();
     expect(compactResult(s, 35).startsWith('> <warn><warn>')).toBe(true);
     expect(performance.now() - t0).toBeLessThan(3_000);
+  });
+});
+
+describe('fencedCode regressions', () => {
+  it('a one-character body that costs several tokens is cut, not dropped (property-test counterexample)', () => {
+    expect(fencedCode('\u0fc1', 5)).toBe('```python\n …\n```');
+  });
+
+  it('neighbouring characters of the same kind (one code point, several tokens) agree with SPEC §3', () => {
+    const chars: string[] = [];
+    for (let c = 0x0f00; c <= 0x0fff; c++) chars.push(String.fromCodePoint(c));
+    for (const c of [0x1000, 0x10a0, 0x1780, 0x2e80, 0xa000, 0xa4d0, 0x1f600, 0x10000]) chars.push(String.fromCodePoint(c));
+    for (const ch of chars) {
+      for (const body of [ch, ch + ch, `x${ch}`]) {
+        for (let b = 4; b <= 10; b++) {
+          const want = specFencedCode(body, b);
+          if (want === null) expect(() => fencedCode(body, b)).toThrow(BudgetError);
+          else expect(fencedCode(body, b), `${JSON.stringify(body)} @ ${b}`).toBe(want);
+        }
+      }
+    }
   });
 });

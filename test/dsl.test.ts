@@ -15,17 +15,33 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FIXTURES, readText } from './support.js';
-import { parseJson, isLosslessNumber, jsonKeys } from '../src/python/json.js';
+import { isLosslessNumber, jsonKeys, parseJson } from '../src/python/index.js';
 import { msgFromJSON, type Msg, type ToolUsePart } from '../src/chat/message.js';
 import { DlgError } from '../src/errors.js';
 import {
-  bashCall, compactAsst, compactCall, compactChat, compactMsg, compactResult, compactText, compactTool,
-  compactUser, fencedCode, genericCall,
+  bashCall,
+  compactAsst,
+  compactCall,
+  compactChat,
+  compactMsg,
+  compactResult,
+  compactText,
+  compactTool,
+  compactUser,
+  fencedCode,
+  genericCall,
 } from '../src/dsl/render.js';
 import { CONVERSATION_MARKER, LEGEND, compactBody, compactContent, joinCompacts } from '../src/dsl/continuation.js';
-import { lenToks, truncToksMid } from '../src/tokens/tokens.js';
+import { lenToks, truncToksMid } from '../src/tokens/index.js';
 
-interface Case { fn: string; args: unknown[]; kwargs: Record<string, unknown>; note: string; expected?: unknown; error?: string }
+interface Case {
+  fn: string;
+  args: unknown[];
+  kwargs: Record<string, unknown>;
+  note: string;
+  expected?: unknown;
+  error?: string;
+}
 
 const cases = parseJson(readText(join(FIXTURES, 'dsl.json'))) as Case[];
 

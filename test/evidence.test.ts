@@ -10,14 +10,13 @@ import {
   TokenCounterError,
   compactCompletedInteractions,
   evidenceRecord,
-  type ChatMessage,
   type EffectReceiptDict,
   type EvidenceCompactionResult,
-  type MessagesTokenCounter,
+  type EvidenceTokenCounter as MessagesTokenCounter,
 } from '../src/strategies/evidence.js';
+import type { EvidenceWireMessage as ChatMessage } from '../src/strategies/wire.js';
 import { DlgError } from '../src/errors.js';
-import { LosslessNumber, parseJson } from '../src/python/json.js';
-import { cpLen } from '../src/python/py.js';
+import { LosslessNumber, cpLen, parseJson } from '../src/python/index.js';
 
 interface ExpectedResult {
   messages: ChatMessage[];
@@ -51,7 +50,7 @@ const COUNTERS: Record<string, MessagesTokenCounter> = {
   true: (() => true) as unknown as MessagesTokenCounter, // "returns boolean true (invalid)"
 };
 
-const ERRORS: Record<string, (new (...a: never[]) => Error)> = {
+const ERRORS: Record<string, new (...a: never[]) => Error> = {
   'keep_recent must be a non-negative integer': EvidenceArgumentError,
   'result_preview_chars must be a positive integer': EvidenceArgumentError,
   'count_tokens must return a non-negative integer': TokenCounterError,

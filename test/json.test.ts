@@ -1,5 +1,5 @@
 /**
- * src/json.ts: the lossless JSON parser. Expected values come from CPython 3.11
+ * src/python/json.ts: the lossless JSON parser. Expected values come from CPython 3.11
  * (test/fixtures/py-cases.json, written by scripts/gen-py-fixtures.py) and from the
  * conformance data in ../shared (generic_call cases of dsl.json).
  */
@@ -9,9 +9,8 @@ import fc from 'fast-check';
 import { LosslessNumber, isLosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { JsonParseError } from '../src/errors.js';
-import { KEY_ORDER, MAX_JSON_DEPTH, isJsonObject, jsonKeys, parseJson, pyNumberKind } from '../src/python/json.js';
-import { pyRepr, pyStr } from '../src/python/py.js';
-import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
+import { KEY_ORDER, MAX_JSON_DEPTH, isJsonObject, jsonKeys, parseJson, pyNumberKind, pyRepr, pyStr } from '../src/python/index.js';
+import { FIXTURES, HAVE_SHARED, shared, thrown, fcParams } from './support.js';
 
 interface JsonCase {
   text: string;
@@ -25,7 +24,6 @@ interface Fixture {
   invalid_json: { text: string; pos: number; msg: string }[];
 }
 const FX = JSON.parse(readFileSync(join(FIXTURES, 'py-cases.json'), 'utf8')) as Fixture;
-
 
 describe('parseJson: repr of the parsed value equals Python repr(json.loads(text))', () => {
   it.each(FX.json.map((c, i) => [i, c] as const))('case %i', (_i, c) => {
@@ -105,7 +103,7 @@ describe('parseJson: values', () => {
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
     expect(isJsonObject(v)).toBe(true);
     expect(Object.keys(v)).toEqual(['__proto__', 'constructor', 'toString', 'a']);
-    expect(Object.prototype.hasOwnProperty.call(v, '__proto__')).toBe(true);
+    expect(Object.hasOwn(v, '__proto__')).toBe(true);
     expect((v as { polluted?: unknown }).polluted).toBeUndefined();
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     expect(isJsonObject(Object.getOwnPropertyDescriptor(v, '__proto__')!.value)).toBe(true);
@@ -172,7 +170,7 @@ describe('parseJson: properties', () => {
       fc.property(fc.json({ maxDepth: 4 }), (text) => {
         expect(toNative(parseJson(text))).toEqual(JSON.parse(text));
       }),
-      { numRuns: 500 },
+      fcParams(500),
     );
   });
 
@@ -181,12 +179,16 @@ describe('parseJson: properties', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (s) => {
         expect(parseJson(JSON.stringify(s))).toBe(s);
       }),
-      { numRuns: 500 },
+      fcParams(500),
     );
   });
 
   it('is linear: 8 MB of escape-heavy and long-string JSON parses quickly', () => {
-    const big = JSON.stringify({ a: 'x\\"\n'.repeat(1_000_000), b: 'y'.repeat(4_000_000), c: Array.from({ length: 50_000 }, (_, i) => ({ [String(i)]: 'é' })) });
+    const big = JSON.stringify({
+      a: 'x\\"\n'.repeat(1_000_000),
+      b: 'y'.repeat(4_000_000),
+      c: Array.from({ length: 50_000 }, (_, i) => ({ [String(i)]: 'é' })),
+    });
     const t0 = performance.now();
     const v = parseJson(big) as Record<string, unknown>;
     const dt = performance.now() - t0;
@@ -202,9 +204,7 @@ describe.skipIf(!HAVE_SHARED)('conformance: generic_call arguments of dsl.json',
     args: unknown[];
     expected?: string;
   }
-  const cases = HAVE_SHARED
-    ? (JSON.parse(readFileSync(shared('conformance', 'dsl.json'), 'utf8')) as DslCase[]).filter((c) => c.fn === 'generic_call')
-    : [];
+  const cases = HAVE_SHARED ? (JSON.parse(readFileSync(shared('conformance', 'dsl.json'), 'utf8')) as DslCase[]).filter((c) => c.fn === 'generic_call') : [];
   const fxTexts = new Map(FX.json.filter((c) => c.generic_call).map((c) => [c.text, c]));
 
   it.each(cases.map((c, i) => [i, c] as const))('case %i: arguments parse to the value Python read', (_i, c) => {
@@ -217,9 +217,13 @@ describe.skipIf(!HAVE_SHARED)('conformance: generic_call arguments of dsl.json',
     // `▶ name(k=repr(v), ...)` in written key order: check that independently of the fixture.
     const name = c.args[0] as string;
     const exp = c.expected;
-    if (exp !== undefined && exp.startsWith(`▶ ${name}(`) && !exp.includes('…') && !exp.includes('¶')) {
+    if (exp?.startsWith(`▶ ${name}(`) && !exp.includes('…') && !exp.includes('¶')) {
       const obj = v as Record<string, unknown>;
-      expect(`▶ ${name}(${jsonKeys(obj).map((k) => `${k}=${pyRepr(obj[k])}`).join(', ')})`).toBe(exp);
+      expect(
+        `▶ ${name}(${jsonKeys(obj)
+          .map((k) => `${k}=${pyRepr(obj[k])}`)
+          .join(', ')})`,
+      ).toBe(exp);
     }
   });
 });

@@ -19,14 +19,19 @@ import {
   placeholderFor,
   transcriptJsonl,
   transcriptName,
-  type AnthropicMessage,
   type TranscriptWriter,
 } from '../src/strategies/micro.js';
+import type { AnthropicWireMessage as AnthropicMessage } from '../src/strategies/wire.js';
 import { autoCompactNode, nodeTranscriptWriter } from '../src/strategies/transcript-file.js';
-import { parseJson } from '../src/python/json.js';
+import { parseJson } from '../src/python/index.js';
 import { InvalidArgumentError } from '../src/errors.js';
 
-interface MicroCase { name: string; messages: AnthropicMessage[]; options: { keep?: number; preserve?: string[] }; expected: AnthropicMessage[] }
+interface MicroCase {
+  name: string;
+  messages: AnthropicMessage[];
+  options: { keep?: number; preserve?: string[] };
+  expected: AnthropicMessage[];
+}
 interface MicroFile {
   constants: {
     keep_recent: number;
@@ -77,7 +82,17 @@ const res = (id: string, content: unknown): AnthropicMessage => ({ role: 'user',
 describe('micro: pickToolResultsToClear', () => {
   const e = (toolName: string | undefined, resultLength: number | null) => ({ toolName, resultLength });
   it('keeps the newest, short, non-text and preserved results', () => {
-    const entries = [e('bash', 500), e('read_file', 500), e('bash', 100), e('bash', 101), e(undefined, 101), e('x', null), e('bash', 999), e('bash', 999), e('bash', 999)];
+    const entries = [
+      e('bash', 500),
+      e('read_file', 500),
+      e('bash', 100),
+      e('bash', 101),
+      e(undefined, 101),
+      e('x', null),
+      e('bash', 999),
+      e('bash', 999),
+      e('bash', 999),
+    ];
     expect(pickToolResultsToClear(entries)).toEqual([0, 3, 4]);
     expect(pickToolResultsToClear(entries, { keepRecent: 0, preserveTools: [] })).toEqual([0, 1, 3, 4, 6, 7, 8]);
     expect(pickToolResultsToClear(entries, { preserveTools: ['unknown'] })).toEqual([0, 1, 3]);
@@ -94,14 +109,20 @@ describe('micro: microCompact', () => {
   it('resolves names from SDK-like objects as well as plain objects', () => {
     class ToolUse {
       readonly type = 'tool_use';
-      constructor(readonly id: string, readonly name: string) {}
+      constructor(
+        readonly id: string,
+        readonly name: string,
+      ) {}
     }
     const msgs = deepFreeze([
       { role: 'assistant', content: [new ToolUse('a', 'grep')] },
       res('a', big('a')),
-      call('b', 'bash'), res('b', big('b')),
-      call('c', 'bash'), res('c', big('c')),
-      call('d', 'bash'), res('d', big('d')),
+      call('b', 'bash'),
+      res('b', big('b')),
+      call('c', 'bash'),
+      res('c', big('c')),
+      call('d', 'bash'),
+      res('d', big('d')),
     ]);
     const out = microCompact(msgs);
     expect((out[1]!.content as { content: string }[])[0]!.content).toBe('[Previous: used grep]');
@@ -126,7 +147,10 @@ describe('micro: microCompact', () => {
     const msgs = deepFreeze([
       { role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'fake' }] },
       { role: 'tool', content: [{ type: 'tool_result', tool_use_id: 'a', content: big('t') }] },
-      res('a', big('a')), res('b', big('b')), res('c', big('c')), res('d', big('d')),
+      res('a', big('a')),
+      res('b', big('b')),
+      res('c', big('c')),
+      res('d', big('d')),
     ]);
     const out = microCompact(msgs);
     expect(out[1]).toBe(msgs[1]);
@@ -176,12 +200,23 @@ describe('micro: autoCompact', () => {
   it('saves the transcript, then returns one summary message naming it', async () => {
     const mem = memoryWriter();
     let prompt = '';
-    const r = await autoCompact(msgs, (p) => { prompt = p; return 'S'; }, { writeTranscript: mem.writer, threshold: 10, now });
+    const r = await autoCompact(
+      msgs,
+      (p) => {
+        prompt = p;
+        return 'S';
+      },
+      { writeTranscript: mem.writer, threshold: 10, now },
+    );
     expect(r.compacted).toBe(true);
     expect(r.transcriptPath).toBe('.transcripts/transcript_1700000000.jsonl');
     expect(mem.files.get('.transcripts/transcript_1700000000.jsonl')).toBe(EXPECTED_JSONL);
     expect(r.messages).toEqual([{ role: 'user', content: '[Conversation compressed. Transcript: .transcripts/transcript_1700000000.jsonl]\n\nS' }]);
-    expect(prompt.startsWith('Summarize this conversation for continuity. Include: 1) What was accomplished, 2) Current state, 3) Key decisions made. Be concise but preserve critical details.\n\n[{"role": "user"')).toBe(true);
+    expect(
+      prompt.startsWith(
+        'Summarize this conversation for continuity. Include: 1) What was accomplished, 2) Current state, 3) Key decisions made. Be concise but preserve critical details.\n\n[{"role": "user"',
+      ),
+    ).toBe(true);
     expect(r.tokensBefore).toBe(77);
   });
 
@@ -196,7 +231,13 @@ describe('micro: autoCompact', () => {
 
   it('keeps history on failing, empty or non-shrinking summaries', async () => {
     const opts = { writeTranscript: memoryWriter().writer, threshold: 10, now };
-    const failed = await autoCompact(msgs, () => { throw new Error('no'); }, opts);
+    const failed = await autoCompact(
+      msgs,
+      () => {
+        throw new Error('no');
+      },
+      opts,
+    );
     expect(failed).toMatchObject({ compacted: false, reason: 'summarizer-failed' });
     expect(failed.messages).toBe(msgs);
     expect(failed.transcriptPath).toBeDefined();
@@ -214,7 +255,9 @@ describe('micro: autoCompact', () => {
   });
 
   it('a failing writer is a TranscriptError and nothing is compacted', async () => {
-    const writer: TranscriptWriter = () => { throw new Error('disk full'); };
+    const writer: TranscriptWriter = () => {
+      throw new Error('disk full');
+    };
     await expect(autoCompact(msgs, () => 'S', { writeTranscript: writer, threshold: 0, now })).rejects.toThrow(TranscriptError);
   });
 });

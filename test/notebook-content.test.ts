@@ -15,8 +15,8 @@ import { describe, expect, it } from 'vitest';
 import type * as nbformat from '@jupyterlab/nbformat';
 import { Dialog } from '../src/dialog/dialog.js';
 import { NotebookError } from '../src/errors.js';
-import { parseJson } from '../src/python/json.js';
-import { dumpsIpynb, fromNotebookContent, readsIpynb, toNotebookContent } from '../src/notebook/ipynb.js';
+import { parseJson } from '../src/python/index.js';
+import { dumpsIpynb, fromNotebookContent, readsIpynb, toNotebookContent } from '../src/notebook/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, ROOT, shared } from './support.js';
 
@@ -105,7 +105,12 @@ describe('toNotebookContent', () => {
     expect(toNotebookContent(make())).toEqual({
       cells: [
         { cell_type: 'markdown', id: 'n1', metadata: {}, source: ['# Title\n', 'line two'] },
-        { cell_type: 'markdown', id: 'p1', metadata: { pinned: true, solveit_ai: true }, source: ['Question?\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'Answer.'] },
+        {
+          cell_type: 'markdown',
+          id: 'p1',
+          metadata: { pinned: true, solveit_ai: true },
+          source: ['Question?\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'Answer.'],
+        },
         {
           cell_type: 'code',
           execution_count: 3,
@@ -164,7 +169,13 @@ describe('fromNotebookContent', () => {
     cells: [
       { cell_type: 'markdown', metadata: { skipped: true }, source: 'A note' },
       { cell_type: 'markdown', metadata: { solveit_ai: true }, source: 'Q' + SEP + 'R' },
-      { cell_type: 'code', metadata: { trusted: true }, source: 'x = 1\nx', outputs: [{ output_type: 'execute_result', execution_count: 1, data: { 'text/plain': '1' }, metadata: {} }], execution_count: 1 },
+      {
+        cell_type: 'code',
+        metadata: { trusted: true },
+        source: 'x = 1\nx',
+        outputs: [{ output_type: 'execute_result', execution_count: 1, data: { 'text/plain': '1' }, metadata: {} }],
+        execution_count: 1,
+      },
       { cell_type: 'raw', metadata: {}, source: ['raw ', 'text'] },
     ],
     metadata: { language_info: { name: 'python' } },
@@ -292,7 +303,11 @@ describe('fromNotebookContent', () => {
     ['nbformat 3', { nbformat: 3, nbformat_minor: 0, cells: [], metadata: {} }, 'unsupported nbformat 3'],
     ['cells not a list', { nbformat: 4, nbformat_minor: 5, cells: {}, metadata: {} }, 'cells is an object, not a list'],
     ['a bad cell type', { nbformat: 4, nbformat_minor: 5, cells: [{ cell_type: 'heading', source: '' }], metadata: {} }, 'unknown cell type "heading"'],
-    ['a non-string source', { nbformat: 4, nbformat_minor: 5, cells: [{ cell_type: 'raw', source: 3, metadata: {} }], metadata: {} }, 'source must be a string or a list of strings'],
+    [
+      'a non-string source',
+      { nbformat: 4, nbformat_minor: 5, cells: [{ cell_type: 'raw', source: 3, metadata: {} }], metadata: {} },
+      'source must be a string or a list of strings',
+    ],
   ];
   it.each(bad)('rejects %s with a NotebookError naming the notebook', (_what, nb, msg) => {
     let err: unknown;
@@ -308,8 +323,8 @@ describe('fromNotebookContent', () => {
 });
 
 describe('browser safety', () => {
-  it('notebook.ts loads nothing from @jupyterlab/nbformat at run time', () => {
-    const source = readFileSync(join(ROOT, 'src', 'notebook', 'ipynb.ts'), 'utf8');
+  it.each(['read.ts', 'content.ts'])('notebook/%s loads nothing from @jupyterlab/nbformat at run time', (file) => {
+    const source = readFileSync(join(ROOT, 'src', 'notebook', file), 'utf8');
     const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
     expect(source).toContain("import type * as nbformat from '@jupyterlab/nbformat';");
     expect(js).not.toContain('@jupyterlab');

@@ -11,13 +11,15 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Dialog, Message, REPLY_SEPARATOR as SEP } from '../src/dialog/dialog.js';
+import { REPLY_SEPARATOR as SEP } from '../src/chat/index.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import type { Message } from '../src/dialog/message.js';
+import { cellWire, dialogWire } from '../src/dialog/wire-state.js';
 import { InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { LosslessNumber, jsonKeys } from '../src/python/json.js';
-import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook/ipynb.js';
-import { pySplitlines } from '../src/python/py.js';
+import { LosslessNumber, jsonKeys, pySplitlines } from '../src/python/index.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes, validateDialog } from '../src/notebook/index.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED, thrown } from './support.js';
+import { FIXTURES, HAVE_SHARED, thrown, fcParams } from './support.js';
 
 const FIX = join(FIXTURES, 'notebooks');
 const NAMES = ['ids-v44', 'numbers-keys', 'strings', 'prompts', 'outputs'] as const;
@@ -91,7 +93,7 @@ describe('reading: ids', () => {
       for (const i of [0, 2, 3]) expect(ids[i]).toMatch(/^[0-9a-f]{8}$/);
       expect(ids[1]).toBe('a1');
       expect(ids[4]).toBe('00000001');
-      d.validate();
+      validateDialog(d);
     }
   });
 });
@@ -100,13 +102,24 @@ describe('reading: metadata, numbers and keys', () => {
   it('keeps cell metadata verbatim minus the flags, in written key order', () => {
     const m = byId(load('numbers-keys'), 'num-1');
     expect(jsonKeys(m.meta)).toEqual([
-      'b', '2', 'a', '10', 'floats', 'ints', '__proto__', 'constructor',
-      'z\uffff', 'z\u{1F600}', 'z\ue000', 'trusted', 'collapsed',
+      'b',
+      '2',
+      'a',
+      '10',
+      'floats',
+      'ints',
+      '__proto__',
+      'constructor',
+      'z\uffff',
+      'z\u{1F600}',
+      'z\ue000',
+      'trusted',
+      'collapsed',
     ]);
     expect(m.skipped).toBe(true);
     expect(m.pinned).toBe(true); // 1 is truthy, as Python's `if md.get('pinned')`
-    expect(m.flagValues.skipped).toBe(true);
-    expect((m.flagValues.pinned as LosslessNumber).value).toBe('1');
+    expect(cellWire(m).flagValues.skipped).toBe(true);
+    expect((cellWire(m).flagValues.pinned as LosslessNumber).value).toBe('1');
     expect(m.executionCount).toBeInstanceOf(LosslessNumber);
   });
 
@@ -185,14 +198,21 @@ describe('reading: prompts', () => {
   ];
   it.each(cases)('%s', (id, type, content, reply, solveitAi, hadSeparator) => {
     const m = byId(d, id);
-    expect([m.type, m.content, m.reply, m.aiRes, m.solveitAi, m.hadSeparator]).toEqual([type, content, reply, reply, solveitAi, hadSeparator]);
+    expect([m.type, m.content, m.reply, m.aiRes, cellWire(m).solveitAi, cellWire(m).hadSeparator]).toEqual([
+      type,
+      content,
+      reply,
+      reply,
+      solveitAi,
+      hadSeparator,
+    ]);
   });
 
   it('keeps metadata other than the flags', () => {
     expect(byId(d, 'p-answered').meta).toEqual({ time_run: '1:00p' });
     expect(byId(d, 'p-two-seps').pinned).toBe(true);
     expect(byId(d, 'p-false-sep').skipped).toBe(true);
-    expect(byId(d, 'n-false').flagValues).toEqual({ solveit_ai: false });
+    expect(cellWire(byId(d, 'n-false')).flagValues).toEqual({ solveit_ai: false });
   });
 
   it('writes an edited reply after the separator; new prompts get solveit_ai', () => {
@@ -276,13 +296,37 @@ describe('bad input', () => {
     ['cell not an object', cell('"x"'), 'a cell must be an object', 0, undefined],
     ['unknown cell type', cell('{"cell_type": "heading", "id": "h1", "metadata": {}, "source": ""}'), 'unknown cell type "heading"', 'h1', 'cell_type'],
     ['no cell type', cell('{"id": "h2", "metadata": {}, "source": ""}'), 'unknown cell type undefined', 'h2', 'cell_type'],
-    ['unknown type, no id', cell('{"cell_type": "code", "id": "ok", "metadata": {}, "source": "", "outputs": []}, {"cell_type": "md"}'), 'unknown cell type', 1, 'cell_type'],
+    [
+      'unknown type, no id',
+      cell('{"cell_type": "code", "id": "ok", "metadata": {}, "source": "", "outputs": []}, {"cell_type": "md"}'),
+      'unknown cell type',
+      1,
+      'cell_type',
+    ],
     ['outputs not a list', cell('{"cell_type": "code", "id": "c1", "metadata": {}, "source": "", "outputs": {}}'), 'outputs must be a list', 'c1', 'outputs'],
-    ['source a number', cell('{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": 5}'), 'source must be a string or a list of strings', 'm1', 'source'],
-    ['source list with a number', cell('{"cell_type": "markdown", "id": "m2", "metadata": {}, "source": ["a", 1]}'), 'source must be a string or a list of strings', 'm2', 'source'],
+    [
+      'source a number',
+      cell('{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": 5}'),
+      'source must be a string or a list of strings',
+      'm1',
+      'source',
+    ],
+    [
+      'source list with a number',
+      cell('{"cell_type": "markdown", "id": "m2", "metadata": {}, "source": ["a", 1]}'),
+      'source must be a string or a list of strings',
+      'm2',
+      'source',
+    ],
     ['metadata a list', cell('{"cell_type": "raw", "id": "r1", "metadata": [], "source": ""}'), 'cell metadata must be an object', 'r1', 'metadata'],
     ['id a number', cell('{"cell_type": "raw", "id": 7, "metadata": {}, "source": ""}'), 'cell id must be a string', 0, 'id'],
-    ['attachments a list', cell('{"cell_type": "markdown", "id": "m3", "metadata": {}, "source": "", "attachments": []}'), 'attachments must be an object', 'm3', 'attachments'],
+    [
+      'attachments a list',
+      cell('{"cell_type": "markdown", "id": "m3", "metadata": {}, "source": "", "attachments": []}'),
+      'attachments must be an object',
+      'm3',
+      'attachments',
+    ],
   ];
   it.each(cases)('%s', (_label, text, part, cellRef, field) => {
     const e = notebookError(() => readsIpynb(text, 'bad.ipynb'));
@@ -331,11 +375,51 @@ describe('bad input', () => {
 describe('writing refuses what would not be a valid notebook', () => {
   const base = (): Dialog => readsIpynb(expected('prompts'), 'w.ipynb');
   const cases: [string, (d: Dialog) => void, string, string | number, string][] = [
-    ['an id with a space', (d) => { (d.messages[0] as Message).id = 'has space'; }, 'invalid cell id', 0, 'id'],
-    ['a duplicate id', (d) => { (d.messages[1] as Message).id = 'p-answered'; }, 'duplicate cell id', 'p-answered', 'id'],
-    ['NaN in metadata', (d) => { (d.messages[0] as Message).meta.x = NaN; }, 'NaN is not valid JSON', 'p-answered', 'metadata'],
-    ['an overflowing number', (d) => { (d.messages[0] as Message).meta.x = new LosslessNumber('1e400'); }, 'overflows', 'p-answered', 'metadata'],
-    ['undefined in metadata', (d) => { (d.messages[0] as Message).meta.x = undefined; }, 'not JSON-serialisable', 'p-answered', 'metadata'],
+    [
+      'an id with a space',
+      (d) => {
+        (d.messages[0] as Message).id = 'has space';
+      },
+      'invalid cell id',
+      0,
+      'id',
+    ],
+    [
+      'a duplicate id',
+      (d) => {
+        (d.messages[1] as Message).id = 'p-answered';
+      },
+      'duplicate cell id',
+      'p-answered',
+      'id',
+    ],
+    [
+      'NaN in metadata',
+      (d) => {
+        (d.messages[0] as Message).meta.x = NaN;
+      },
+      'NaN is not valid JSON',
+      'p-answered',
+      'metadata',
+    ],
+    [
+      'an overflowing number',
+      (d) => {
+        (d.messages[0] as Message).meta.x = new LosslessNumber('1e400');
+      },
+      'overflows',
+      'p-answered',
+      'metadata',
+    ],
+    [
+      'undefined in metadata',
+      (d) => {
+        (d.messages[0] as Message).meta.x = undefined;
+      },
+      'not JSON-serialisable',
+      'p-answered',
+      'metadata',
+    ],
   ];
   it.each(cases)('%s', (_label, edit, part, cellRef, field) => {
     const d = base();
@@ -365,9 +449,24 @@ function canon(v: unknown): unknown {
 function picture(d: Dialog): unknown {
   return canon([
     d.metadata,
-    d.extra,
-    d.messages.map((m) => [m.id, m.type, m.content, m.reply, m.output, m.meta, m.skipped, m.pinned, m.attachments ?? null,
-      m.executionCount ?? null, m.solveitAi, m.hadSeparator, m.idGenerated, m.flagValues, m.extra]),
+    dialogWire(d).extra,
+    d.messages.map((m) => [
+      m.id,
+      m.type,
+      m.content,
+      m.reply,
+      m.output,
+      m.meta,
+      m.skipped,
+      m.pinned,
+      m.attachments ?? null,
+      m.executionCount ?? null,
+      cellWire(m).solveitAi,
+      cellWire(m).hadSeparator,
+      m.idGenerated,
+      cellWire(m).flagValues,
+      cellWire(m).extra,
+    ]),
   ]);
 }
 
@@ -437,13 +536,37 @@ describe('writing splits lines exactly as Python splitlines(keepends=True)', () 
   });
 
   it('on random strings of escapes and breaks', () => {
-    const alphabet = ['\\', 'n', 'r', 'u', '0', '1', 'b', 'c', 'f', 'a', '"', '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x1f', '\x85', '\u2028', '\u2029', '\t'];
+    const alphabet = [
+      '\\',
+      'n',
+      'r',
+      'u',
+      '0',
+      '1',
+      'b',
+      'c',
+      'f',
+      'a',
+      '"',
+      '\n',
+      '\r',
+      '\v',
+      '\f',
+      '\x1c',
+      '\x1d',
+      '\x1e',
+      '\x1f',
+      '\x85',
+      '\u2028',
+      '\u2029',
+      '\t',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 30 }), (chars) => {
         const s = chars.join('');
         expect(sourceOf(s)).toEqual(pySplitlines(s, true));
       }),
-      { numRuns: 2000 },
+      fcParams(2000),
     );
   });
 });
@@ -452,9 +575,19 @@ describe('hostile notebook text (found by the adversarial pass)', () => {
   it('reads a JSON string holding millions of escapes (the number scan falls back to the lossless parser)', () => {
     const csv = 'a,b\n'.repeat(4_000_000);
     const nb = {
-      cells: [{ cell_type: 'code', execution_count: 1, id: 'c1', metadata: {}, source: 'x',
-        outputs: [{ output_type: 'execute_result', execution_count: 1, metadata: {}, data: { 'application/json': { csv } } }] }],
-      metadata: {}, nbformat: 4, nbformat_minor: 5,
+      cells: [
+        {
+          cell_type: 'code',
+          execution_count: 1,
+          id: 'c1',
+          metadata: {},
+          source: 'x',
+          outputs: [{ output_type: 'execute_result', execution_count: 1, metadata: {}, data: { 'application/json': { csv } } }],
+        },
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
     };
     const d = readsIpynb(JSON.stringify(nb), 'esc.ipynb');
     const out = d.messages[0]!.output[0] as { data: Record<string, { csv: string }> };
@@ -467,7 +600,12 @@ describe('hostile notebook text (found by the adversarial pass)', () => {
   });
 
   it('names a cell with an unprintable id by its index', () => {
-    const text = JSON.stringify({ cells: [{ cell_type: 'bogus', id: '\u001b[2Jx\nfake line', metadata: {}, source: '' }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    const text = JSON.stringify({
+      cells: [{ cell_type: 'bogus', id: '\u001b[2Jx\nfake line', metadata: {}, source: '' }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    });
     expect(() => readsIpynb(text, 'odd.ipynb')).toThrow('odd.ipynb: cell #0: cell_type: unknown cell type');
   });
 });

@@ -1,6 +1,7 @@
 /**
- * src/py.ts: Python string semantics. Every expected value was produced by CPython 3.11
- * (test/fixtures/py-cases.json, written by scripts/gen-py-fixtures.py) or is a literal
+ * src/python/ (strings, repr, numbers, dumps): Python string semantics. Every expected value
+ * was produced by CPython 3.11 (test/fixtures/py-cases.json, written by
+ * scripts/gen-py-fixtures.py) or is a literal
  * checked against python3 by hand (noted where used).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -9,14 +10,15 @@ import fc from 'fast-check';
 import { LosslessNumber } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
-import { parseJson } from '../src/python/json.js';
 import {
+  type PyDumpsOptions,
   cpCompare,
   cpLen,
   cpSlice,
   cpToUnitIndex,
   isPyPrintable,
   isPyWhitespace,
+  parseJson,
   pyDumps,
   pyFloatRepr,
   pyJsonString,
@@ -29,9 +31,8 @@ import {
   pyStrRepr,
   pyStrip,
   unitToCpIndex,
-  type PyDumpsOptions,
-} from '../src/python/py.js';
-import { FIXTURES, HAVE_SHARED, shared, thrown } from './support.js';
+} from '../src/python/index.js';
+import { FIXTURES, HAVE_SHARED, shared, thrown, fcParams } from './support.js';
 
 interface Fixture {
   python: string;
@@ -60,7 +61,6 @@ const DUMP_MODES: Record<string, PyDumpsOptions> = {
 };
 
 const show = (s: string): string => JSON.stringify(s).slice(0, 60);
-
 
 function fromBits(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));
@@ -135,6 +135,7 @@ describe('pySplitlines', () => {
         expect(pySplitlines(s, true).join('')).toBe(s);
         expect(pySplitlines(s).length).toBe(pySplitlines(s, true).length);
       }),
+      fcParams(),
     );
   });
 });
@@ -205,7 +206,7 @@ describe('cpCompare sorts like Python sorted() on str', () => {
       fc.property(fc.string({ unit }), fc.string({ unit }), (a, b) => {
         expect(Math.sign(cpCompare(a, b))).toBe(Math.sign(cmpArr(cps(a), cps(b))));
       }),
-      { numRuns: 1000 },
+      fcParams(1000),
     );
   });
 });
@@ -215,7 +216,14 @@ describe('values that are not from parseJson', () => {
   it('JS numbers: safe integers are ints, everything else floats', () => {
     expect([1, -7, -0, 0, 2 ** 53 - 1].map((x) => pyRepr(x))).toEqual(['1', '-7', '0', '0', '9007199254740991']);
     expect([1.5, 2 ** 53, 1e20, 1e16, NaN, Infinity, -Infinity, 1e-7].map((x) => pyRepr(x))).toEqual([
-      '1.5', '9007199254740992.0', '1e+20', '1e+16', 'nan', 'inf', '-inf', '1e-07',
+      '1.5',
+      '9007199254740992.0',
+      '1e+20',
+      '1e+16',
+      'nan',
+      'inf',
+      '-inf',
+      '1e-07',
     ]);
     expect(pyDumps([2 ** 53, NaN, -Infinity, -0, 0.1])).toBe('[9007199254740992.0, NaN, -Infinity, 0, 0.1]');
   });
@@ -274,14 +282,18 @@ describe('values that are not from parseJson', () => {
 describe('round trips', () => {
   const json = fc.jsonValue({ maxDepth: 4 });
   // every mode except 'tab', whose separators do not make JSON
-  const modes = fc.constantFrom(...Object.entries(DUMP_MODES).filter(([k]) => k !== 'tab').map(([, v]) => v));
+  const modes = fc.constantFrom(
+    ...Object.entries(DUMP_MODES)
+      .filter(([k]) => k !== 'tab')
+      .map(([, v]) => v),
+  );
   it('pyDumps(parseJson(pyDumps(x))) === pyDumps(x)', () => {
     fc.assert(
       fc.property(json, modes, (x, opts) => {
         const once = pyDumps(x, opts);
         expect(pyDumps(parseJson(once), opts)).toBe(once);
       }),
-      { numRuns: 1000 },
+      fcParams(1000),
     );
   });
 
@@ -293,6 +305,7 @@ describe('round trips', () => {
         expect(pyStrip(t)).toBe(t);
         expect(pyLstrip(pyRstrip(s))).toBe(t);
       }),
+      fcParams(),
     );
   });
 });

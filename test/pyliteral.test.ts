@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { FIXTURES, readText } from './support.js';
+import { FIXTURES, readText, fcParams } from './support.js';
 import {
   ELLIPSIS,
   NotALiteralError,
   PyBytes,
   PyComplex,
-  PyDict,
+  type PyDict,
   PyList,
   PySet,
   PyStr,
@@ -15,7 +15,7 @@ import {
   literalEval,
   pyReprValue,
   pyStrValue,
-} from '../src/python/literal.js';
+} from '../src/python/index.js';
 
 interface LiteralCase {
   src: string;
@@ -143,12 +143,12 @@ describe('literalEval robustness and speed', () => {
     return true;
   };
   it('throws nothing but NotALiteralError on arbitrary text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), onlyTypedErrors), { numRuns: 3000 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), onlyTypedErrors), fcParams(3000));
   });
   it('throws nothing but NotALiteralError on literal-like text', () => {
-    const alphabet = [..."0123456789_.eEjJxXoObB+-()[]{},:'\"\\ \t\n\r#abfruTFNse...ñ😀\ud800\f\0"];
+    const alphabet = [...'0123456789_.eEjJxXoObB+-()[]{},:\'"\\ \t\n\r#abfruTFNse...ñ😀\ud800\f\0'];
     const unit = fc.constantFrom(...alphabet);
-    fc.assert(fc.property(fc.string({ unit, maxLength: 60 }), onlyTypedErrors), { numRuns: 20000 });
+    fc.assert(fc.property(fc.string({ unit, maxLength: 60 }), onlyTypedErrors), fcParams(20000));
   });
   it('rejects megabytes of non-literal text at its first tokens', () => {
     const big = 'Traceback (most recent call last):\n' + '  File "x.py", line 1, in <module>\n'.repeat(150_000);

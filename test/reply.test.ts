@@ -7,20 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../src/python/json.js';
+import { parseJson, pyDumps } from '../src/python/index.js';
 import type { Msg } from '../src/chat/message.js';
-import { pyDumps } from '../src/python/py.js';
-import {
-  REPLY_SEPARATOR,
-  cleanReply,
-  convTools,
-  fmt2hist,
-  hist2fmt,
-  parseToolBlocks,
-  resultText,
-  scanFences,
-} from '../src/chat/reply.js';
-import { FIXTURES, HAVE_SHARED, shared } from './support.js';
+import { REPLY_SEPARATOR, cleanReply, convTools, fmt2hist, hist2fmt, parseToolBlocks, resultText, scanFences } from '../src/chat/index.js';
+import { FIXTURES, HAVE_SHARED, shared, fcParams } from './support.js';
 
 /** Canonical text of a JSON-like value (LosslessNumbers keep their lexeme kind, keys their order). */
 const dump = (v: unknown): string => pyDumps(v, { ensureAscii: false });
@@ -214,12 +204,16 @@ describe('convTools', () => {
   });
   it('keeps number kinds, key order and non-ASCII, omits an absent result and a false server', () => {
     const s = legacy('{"id": "a", "call": {"function": "f", "arguments": {"b": 1.0, "2": 10000000000000000000001, "s": "\\u00e9"}}, "server": 0}');
-    expect(convTools(s)).toBe('```json {.tool}\n{\n  "id": "a",\n  "name": "f",\n  "args": {\n    "b": 1.0,\n    "2": 10000000000000000000001,\n    "s": "é"\n  }\n}\n```');
+    expect(convTools(s)).toBe(
+      '```json {.tool}\n{\n  "id": "a",\n  "name": "f",\n  "args": {\n    "b": 1.0,\n    "2": 10000000000000000000001,\n    "s": "é"\n  }\n}\n```',
+    );
   });
   it('takes a summary spanning lines, and a summary on the <details> line', () => {
     const rec = '{"id": "a", "call": {"function": "f", "arguments": {}}, "result": "r"}';
     const want = '```json {.tool}\n{\n  "id": "a",\n  "name": "f",\n  "args": {},\n  "result": "r"\n}\n```';
-    expect(convTools("<details class='tool-usage-details'>\n<summary>f(x=1,\ny=2)</summary>\n\n```json\n" + rec + '\n```\n\n</details>\ntail')).toBe(want + '\ntail');
+    expect(convTools("<details class='tool-usage-details'>\n<summary>f(x=1,\ny=2)</summary>\n\n```json\n" + rec + '\n```\n\n</details>\ntail')).toBe(
+      want + '\ntail',
+    );
     expect(convTools("<details class='tool-usage-details'><summary>s</summary>\n```json\n" + rec + '\n```\n</details>')).toBe(want);
   });
   it('converts a token-usage envelope with its line break', () => {
@@ -296,7 +290,9 @@ describe('fmt2hist details', () => {
 
 describe('hist2fmt', () => {
   it('writes current tool blocks with results matched by id', () => {
-    const h = fmt2hist('Go\n\n```json {.tool}\n{"id": "a", "name": "f", "args": {"x": 1.0}, "result": "1"}\n```\n```json {.tool}\n{"id": "b", "name": "g", "args": {}, "result": "é"}\n```\n\nDone');
+    const h = fmt2hist(
+      'Go\n\n```json {.tool}\n{"id": "a", "name": "f", "args": {"x": 1.0}, "result": "1"}\n```\n```json {.tool}\n{"id": "b", "name": "g", "args": {}, "result": "é"}\n```\n\nDone',
+    );
     expect(hist2fmt(h)).toBe(
       'Go\n\n```json {.tool}\n{\n  "id": "a",\n  "name": "f",\n  "args": {\n    "x": 1.0\n  },\n  "result": "1"\n}\n```\n\n' +
         '```json {.tool}\n{\n  "id": "b",\n  "name": "g",\n  "args": {},\n  "result": "é"\n}\n```\n\nDone',
@@ -313,7 +309,15 @@ describe('hist2fmt', () => {
     expect(hist2fmt(h2)).toBe('A\n\n`````result\n2\n`````\n\n' + block);
   });
   it('writes thinking as a think span that fmt2hist removes', () => {
-    const s = hist2fmt([{ role: 'assistant', content: [{ type: 'thinking', text: 'hmm' }, { type: 'text', text: 'Hi' }] }]);
+    const s = hist2fmt([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', text: 'hmm' },
+          { type: 'text', text: 'Hi' },
+        ],
+      },
+    ]);
     expect(s).toBe('<!--think_start-->\n::: details\n\n## Thinking\n\nhmm\n\n:::\n<!--think_end-->\n\nHi');
     expect(dump(fmt2hist(s))).toBe('[{"role": "assistant", "content": [{"type": "text", "text": "Hi"}]}]');
   });
@@ -336,10 +340,42 @@ describe('hist2fmt', () => {
 // Properties
 
 const FRAGMENTS = [
-  '\n', '\n\n', ' ', '`', '```', '````', '```json {.tool}\n', '```json {.usage}\n', '```json\n', '{', '}', '"id": "a"', ',',
-  '"name": "f"', '"args": {}', '"result": "r"', '"server": true', "<details class='tool-usage-details'>",
-  "<details class='token-usage-details'><summary>s</summary>", '<summary>', '</summary>', '</details>', '::: {.details .tool-usage-details}',
-  ':::', '## s', '`d`', '<!--think_start-->', '<!--think_end-->', '`````result', '`````', 'x', 'é', '😀', '\r', '\u2028', '.',
+  '\n',
+  '\n\n',
+  ' ',
+  '`',
+  '```',
+  '````',
+  '```json {.tool}\n',
+  '```json {.usage}\n',
+  '```json\n',
+  '{',
+  '}',
+  '"id": "a"',
+  ',',
+  '"name": "f"',
+  '"args": {}',
+  '"result": "r"',
+  '"server": true',
+  "<details class='tool-usage-details'>",
+  "<details class='token-usage-details'><summary>s</summary>",
+  '<summary>',
+  '</summary>',
+  '</details>',
+  '::: {.details .tool-usage-details}',
+  ':::',
+  '## s',
+  '`d`',
+  '<!--think_start-->',
+  '<!--think_end-->',
+  '`````result',
+  '`````',
+  'x',
+  'é',
+  '😀',
+  '\r',
+  '\u2028',
+  '.',
   '"call": {"function": "f", "arguments": {"a": 1}}',
 ];
 
@@ -352,7 +388,12 @@ const toolBlockArb = fc
     legacy: fc.boolean(),
   })
   .map(({ id, name, args, result, legacy }) => {
-    const a = '{' + Object.entries(args).map(([k, v]) => `"${k}": ${typeof v === 'number' ? String(v) : v}`).join(', ') + '}';
+    const a =
+      '{' +
+      Object.entries(args)
+        .map(([k, v]) => `"${k}": ${typeof v === 'number' ? String(v) : v}`)
+        .join(', ') +
+      '}';
     const r = /^[[{\dnft]/.test(result) && !/^\d.*[^\d]/.test(result) ? result : JSON.stringify(result);
     if (legacy) {
       return `<details class='tool-usage-details'>\n\n\`\`\`json\n{"id": "${id}", "call": {"function": "${name}", "arguments": ${a}}, "result": ${r}}\n\`\`\`\n\n</details>`;
@@ -368,7 +409,13 @@ const CODE_TOKENS = ['Hello', 'a b', 'x', '\n', '\n\n', '`', '```py', '```', '<!
 const RESULT_TOKENS = ['Hello', 'a b', 'x', '\n', '\n\n', '\n`````result\n1\n`````\n', '<!--think_start-->', 'é😀', '.'];
 const replyArb = fc.constantFrom(CODE_TOKENS, RESULT_TOKENS).chain((tokens) =>
   fc.tuple(
-    fc.array(fc.oneof(fc.array(fc.constantFrom(...tokens), { maxLength: 8 }).map((xs) => xs.join('')), toolBlockArb), { maxLength: 8 }),
+    fc.array(
+      fc.oneof(
+        fc.array(fc.constantFrom(...tokens), { maxLength: 8 }).map((xs) => xs.join('')),
+        toolBlockArb,
+      ),
+      { maxLength: 8 },
+    ),
     fc.constantFrom('\n', '\n\n', '\n\n\n'),
   ),
 );
@@ -376,11 +423,17 @@ const replyArb = fc.constantFrom(CODE_TOKENS, RESULT_TOKENS).chain((tokens) =>
 describe('properties', () => {
   it('fmt2hist never throws on arbitrary text and returns a valid history', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((xs) => xs.join(''))), (s) => {
-        const h = fmt2hist(s);
-        expect(historyProblem(h)).toBeNull();
-      }),
-      { numRuns: 3000 },
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }).map((xs) => xs.join('')),
+        ),
+        (s) => {
+          const h = fmt2hist(s);
+          expect(historyProblem(h)).toBeNull();
+        },
+      ),
+      fcParams(3000),
     );
   });
   it('fmt2hist(hist2fmt(h)) === h for histories fmt2hist builds', () => {
@@ -394,7 +447,7 @@ describe('properties', () => {
         expect(historyProblem(h)).toBeNull();
         expect(dump(fmt2hist(hist2fmt(h)))).toBe(dump(h));
       }),
-      { numRuns: 2000 },
+      fcParams(2000),
     );
   });
   it('stays linear on large adversarial replies', () => {

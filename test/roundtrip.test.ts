@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { dumpsIpynb, readsIpynbBytes } from '../src/notebook/ipynb.js';
+import { dumpsIpynb, readsIpynbBytes } from '../src/notebook/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 

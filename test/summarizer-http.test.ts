@@ -5,7 +5,11 @@ import { SummarizerError, httpSummarizer } from '../src/strategies/summarizer-ht
 import { InvalidArgumentError } from '../src/errors.js';
 import { buildCompactionSummaryPrompt } from '../src/strategies/summary.js';
 
-interface Seen { url: string; auth: string | undefined; body: unknown }
+interface Seen {
+  url: string;
+  auth: string | undefined;
+  body: unknown;
+}
 
 describe('httpSummarizer against a local HTTP server', () => {
   let server: Server;

@@ -11,11 +11,16 @@ import {
   planSummarySplit,
   splitMessagesForCompaction,
   summarizeCompaction,
-  type SummaryMessage,
 } from '../src/strategies/summary.js';
+import type { SummaryWireMessage as SummaryMessage } from '../src/strategies/wire.js';
 import { InvalidArgumentError } from '../src/errors.js';
 
-interface CorpusRecord { id: string; fn: string; args: unknown[]; expected: unknown }
+interface CorpusRecord {
+  id: string;
+  fn: string;
+  args: unknown[];
+  expected: unknown;
+}
 
 const FNS: Record<string, (...a: never[]) => unknown> = {
   estimateMessageTokens,
@@ -27,9 +32,7 @@ const FNS: Record<string, (...a: never[]) => unknown> = {
 };
 
 describe.skipIf(!HAVE_SHARED)('summary-corpus.json', () => {
-  const corpus = HAVE_SHARED
-    ? (JSON.parse(readText(shared('conformance', 'summary-corpus.json'))) as { records: CorpusRecord[] })
-    : { records: [] };
+  const corpus = HAVE_SHARED ? (JSON.parse(readText(shared('conformance', 'summary-corpus.json'))) as { records: CorpusRecord[] }) : { records: [] };
 
   it('has the 65 records SPEC §9 announces', () => {
     expect(corpus.records.length).toBe(65);
@@ -84,8 +87,14 @@ describe('summary: options and units', () => {
   it('never separates a tool call from its result (adjacent activity messages)', () => {
     // 8 messages, keep 2 by default: the cut would fall between the two activity halves.
     const msgs = deepFreeze([
-      m('user', x(100)), m('bot', x(100)), m('user', x(100)), m('bot', x(100)),
-      m('user', x(100)), m('activity', '', { payload: 'call read_file' }), m('activity', '', { payload: 'result' }), m('bot', x(100)),
+      m('user', x(100)),
+      m('bot', x(100)),
+      m('user', x(100)),
+      m('bot', x(100)),
+      m('user', x(100)),
+      m('activity', '', { payload: 'call read_file' }),
+      m('activity', '', { payload: 'result' }),
+      m('bot', x(100)),
     ]);
     const s = splitMessagesForCompaction(msgs, { maxTokens: 1 });
     expect(s.messagesToSummarize).toEqual(msgs.slice(0, 5));
@@ -107,15 +116,19 @@ describe('summary: options and units', () => {
 });
 
 describe('summary: summarizeCompaction', () => {
-  const convo = deepFreeze([
-    m('instructions', 'be brief'),
-    ...Array.from({ length: 8 }, (_, i) => m(i % 2 ? 'bot' : 'user', x(400), { id: `m${i}` })),
-  ]);
+  const convo = deepFreeze([m('instructions', 'be brief'), ...Array.from({ length: 8 }, (_, i) => m(i % 2 ? 'bot' : 'user', x(400), { id: `m${i}` }))]);
   const opts = { maxTokens: 1000 };
 
   it('applies a good summary', async () => {
     let prompt = '';
-    const r = await summarizeCompaction(convo, (p) => { prompt = p; return '  short summary \n'; }, opts);
+    const r = await summarizeCompaction(
+      convo,
+      (p) => {
+        prompt = p;
+        return '  short summary \n';
+      },
+      opts,
+    );
     expect(r.compacted).toBe(true);
     expect(prompt).toContain('[USER]: ' + x(400));
     expect(r.messages[0]).toBe(convo[0]);
@@ -129,7 +142,13 @@ describe('summary: summarizeCompaction', () => {
   });
 
   it('refuses failing, empty and non-shrinking summaries', async () => {
-    const failed = await summarizeCompaction(convo, () => { throw new Error('down'); }, opts);
+    const failed = await summarizeCompaction(
+      convo,
+      () => {
+        throw new Error('down');
+      },
+      opts,
+    );
     expect(failed).toMatchObject({ compacted: false, reason: 'summarizer-failed' });
     expect(failed.messages).toBe(convo);
     const rejected = await summarizeCompaction(convo, () => Promise.reject(new Error('down')), opts);

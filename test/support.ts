@@ -38,3 +38,6 @@ export function thrown(fn: () => unknown): unknown {
   }
   return undefined;
 }
+
+/** The seed and run counts of property tests (see fc-seed.ts). */
+export { DEFAULT_FC_SEED, FC_SCALE, FC_SEED, fcParams } from './fc-seed.js';

@@ -1,5 +1,5 @@
 /**
- * Tests of src/tokens.ts against tiktoken o200k_base (SPEC §2).
+ * Tests of src/tokens/ against tiktoken o200k_base (SPEC §2).
  * Expected values come from test/fixtures/tokens.json and test/fixtures/dsl.json (both
  * produced by the Python reference, see conformance/README.md), or are derived from them.
  */
@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
-import { decToks, encToks, fitsToks, lenToks, tokensInternals, truncToksMid } from '../src/tokens/tokens.js';
-import { FIXTURES } from './support.js';
+import { decToks, encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
+import { tokensInternals } from '../src/tokens/internals.js';
+import { FIXTURES, fcParams } from './support.js';
 
 interface TokCase {
   cat: string;
@@ -74,7 +75,10 @@ describe('merge strategies agree', () => {
     // Few distinct characters give long pieces with many merges, ties and cascades, which
     // exercise the out-of-order path of the bucket queue.
     const piece = fc
-      .tuple(fc.array(fc.constantFrom('a', 'b', 'e', 'n', 'x', 'é', '中', '_', '=', ' ', '-', '😀'), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 300 }))
+      .tuple(
+        fc.array(fc.constantFrom('a', 'b', 'e', 'n', 'x', 'é', '中', '_', '=', ' ', '-', '😀'), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 300 }),
+      )
       .chain(([alphabet, len]) => fc.array(fc.constantFrom(...alphabet), { minLength: len, maxLength: len }).map((cs) => cs.join('')));
     try {
       fc.assert(
@@ -87,7 +91,7 @@ describe('merge strategies agree', () => {
           expect(encToks(s)).toEqual(loop);
           expect(decToks(loop)).toBe(s);
         }),
-        { numRuns: 400 },
+        fcParams(400),
       );
     } finally {
       tokensInternals.setHeapFrom(128);
@@ -148,6 +152,14 @@ describe('truncToksMid rules (SPEC §2)', () => {
       const ids = [...c.tokens.slice(0, Math.ceil(room / 2)), ...mark, ...c.tokens.slice(-Math.floor(room / 2))];
       expect(truncToksMid(s, max)).toBe(decToks(ids));
     }
+  });
+});
+
+describe('midCuts agrees with truncToksMid at every smaller budget', () => {
+  // A short text under a large prepared budget once came back whole at every smaller budget.
+  it.each([['\u0fc1'], ['ab'], ['🧠🧠 end'], ['x'.repeat(40)], ['héllo wörld, ça va?']])('%j', (s) => {
+    const cut = midCuts(s, 200);
+    for (let k = 0; k <= 200; k++) expect(cut(k)).toBe(truncToksMid(s, k));
   });
 });
 
@@ -221,7 +233,9 @@ describe('adversarial sizes', () => {
       expect(fitsToks(s, n - 1)).toBe(false);
       const ids = encToks(s);
       const mark = encToks(' … ');
-      expect(truncToksMid(s, 50)).toBe(decToks([...ids.slice(0, Math.ceil((50 - mark.length) / 2)), ...mark, ...ids.slice(-Math.floor((50 - mark.length) / 2))]));
+      expect(truncToksMid(s, 50)).toBe(
+        decToks([...ids.slice(0, Math.ceil((50 - mark.length) / 2)), ...mark, ...ids.slice(-Math.floor((50 - mark.length) / 2))]),
+      );
     }
   });
 });
@@ -240,7 +254,33 @@ describe('resynchronisation points', () => {
   });
 
   it('are piece boundaries of the full scan (random text)', () => {
-    const alphabet = ['a', 'B', 'é', '1', '1', '1', '٣', '𝟙', ' ', '\n', '\r', '/', "'", 's', '.', '\u0301', '\u00a0', '\ufeff', '\u0085', '中', '𝟙', '😀', '\t', 'ſ', '_'];
+    const alphabet = [
+      'a',
+      'B',
+      'é',
+      '1',
+      '1',
+      '1',
+      '٣',
+      '𝟙',
+      ' ',
+      '\n',
+      '\r',
+      '/',
+      "'",
+      's',
+      '.',
+      '\u0301',
+      '\u00a0',
+      '\ufeff',
+      '\u0085',
+      '中',
+      '𝟙',
+      '😀',
+      '\t',
+      'ſ',
+      '_',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), (chars) => {
         const s = chars.join('');
@@ -253,7 +293,7 @@ describe('resynchronisation points', () => {
           if (p >= 0) expect(ends.has(p)).toBe(true);
         }
       }),
-      { numRuns: 2000 },
+      fcParams(2000),
     );
   });
 });
@@ -277,7 +317,7 @@ describe('properties', () => {
         expect(lenToks(cut)).toBeLessThanOrEqual(k);
         expect(fitsToks(s, k) ? cut === s : cut !== s).toBe(true);
       }),
-      { numRuns: 500 },
+      fcParams(500),
     );
   });
 
@@ -286,7 +326,7 @@ describe('properties', () => {
       fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), (s) => {
         expect(decToks(encToks(s))).toBe(s);
       }),
-      { numRuns: 1000 },
+      fcParams(1000),
     );
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (s) => {
@@ -294,7 +334,7 @@ describe('properties', () => {
         expect(decToks(ids)).toBe(s);
         expect(lenToks(s)).toBe(ids.length);
       }),
-      { numRuns: 1000 },
+      fcParams(1000),
     );
   });
 
@@ -303,7 +343,7 @@ describe('properties', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 60 }), fc.integer({ min: -2, max: 80 }), (s, k) => {
         expect(fitsToks(s, k)).toBe(lenToks(s) <= k);
       }),
-      { numRuns: 1000 },
+      fcParams(1000),
     );
   });
 
@@ -331,13 +371,10 @@ describe('argument errors', () => {
     expect(() => fitsToks(v as string, 5)).toThrow(InvalidArgumentError);
     expect(() => truncToksMid(v as string, 5)).toThrow(InvalidArgumentError);
   });
-  it.each([NaN, Infinity, -Infinity, 1.5, '5', null, undefined, 2 ** 60].map((v) => [String(v), v] as const))(
-    'budget %s -> InvalidArgumentError',
-    (_l, v) => {
-      expect(() => fitsToks('abc', v as number)).toThrow(InvalidArgumentError);
-      expect(() => truncToksMid('abc', v as number)).toThrow(InvalidArgumentError);
-    },
-  );
+  it.each([NaN, Infinity, -Infinity, 1.5, '5', null, undefined, 2 ** 60].map((v) => [String(v), v] as const))('budget %s -> InvalidArgumentError', (_l, v) => {
+    expect(() => fitsToks('abc', v as number)).toThrow(InvalidArgumentError);
+    expect(() => truncToksMid('abc', v as number)).toThrow(InvalidArgumentError);
+  });
   it('non-string mark -> InvalidArgumentError', () => {
     expect(() => truncToksMid('abc', 5, 7 as unknown as string)).toThrow(InvalidArgumentError);
   });

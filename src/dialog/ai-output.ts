@@ -1,32 +1,12 @@
 /**
- * The AI view of a code cell's outputs (SPEC §7, `ai_output`): what the model is shown of a
- * cell's results. Behaviour follows the reference (`aidialog` `render_outputs_ai` over
- * fastcore's `concat_streams`/`preferred_msg_out`, then `str(ast.literal_eval(text))` when
- * that succeeds) and is pinned by the `code_outputs` of conformance/dialogs/NNN.parts.json:
- *
- * 1. Streams are concatenated per name (`stdout`, then `stderr`; other stream names are
- *    dropped, as in the reference) and rendered as a terminal shows them (see
- *    {@link renderTerminal}). Display outputs (and outputs of unknown type) keep their order
- *    and come first, then the two streams, then errors and execute results in their order.
- * 2. Each output becomes text: a stream its text, an error its traceback lines joined with
- *    `\n`, a data output its preferred mime type among markdown, HTML, JavaScript, LaTeX and
- *    plain text (first non-empty; images never), rendered as: markdown/HTML verbatim,
- *    JavaScript as `<script>…</script>`, LaTeX re-delimited ({@link normalizeLatex}), plain
- *    text with ANSI CSI sequences removed ({@link stripAnsi}). Streams and tracebacks count as
- *    plain text. An output with nothing to show gives an empty string.
- * 3. The texts are joined with `\n`; if the result is a Python literal it is replaced by
- *    Python `str()` of the value (src/pyliteral.ts).
- *
- * Inputs are nbformat output dicts as {@link parseJson} (src/json.ts) gives them: numbers may
- * be `LosslessNumber`s, multi-line strings may be lists of strings (joined, as nbformat does
- * on reading). All lengths and offsets here are UTF-16 units except where noted.
- *
- * Nothing here imports `node:` modules (the core runs in browsers).
+ * The AI view of a code cell's outputs (SPEC §7, the reference's `ai_output`): what the model
+ * is shown of a cell's results — streams, errors and the preferred text form of each data
+ * output, joined, then shown as Python `str()` of the value when the text is a Python literal.
+ * Pinned by the `code_outputs` of `conformance/dialogs/NNN.parts.json`.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { isJsonObject, isLosslessNumber, jsonKeys } from '../python/json.js';
-import { pyStr } from '../python/py.js';
-import { NotALiteralError, literalEval, pyStrValue } from '../python/literal.js';
+import { isJsonMime } from './cells.js';
+import { NotALiteralError, isJsonObject, isLosslessNumber, literalEval, pyStr, pyStrValue, pyTruthy as truthy } from '../python/index.js';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -114,26 +94,13 @@ export function normalizeLatex(s: string): string {
   if (!s) return s;
   let display: boolean;
   let tex: string;
-  const wrapped = (open: string, close: string): boolean =>
-    s.length >= open.length + close.length && s.startsWith(open) && s.endsWith(close);
+  const wrapped = (open: string, close: string): boolean => s.length >= open.length + close.length && s.startsWith(open) && s.endsWith(close);
   if (wrapped('\\[', '\\]')) [display, tex] = [true, s.slice(2, -2)];
   else if (wrapped('\\(', '\\)')) [display, tex] = [false, s.slice(2, -2)];
   else if (wrapped('$$', '$$')) [display, tex] = [true, s.slice(2, -2)];
   else if (wrapped('$', '$')) [display, tex] = [false, s.slice(1, -1)];
   else [display, tex] = [DISPLAY_ENV.test(s), s];
   return display ? `\\[${tex}\\]` : `\\(${tex}\\)`;
-}
-
-/** Python truthiness of a JSON-like value. */
-function truthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false) return false;
-  if (typeof v === 'string') return v.length > 0;
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v === 'bigint') return v !== 0n;
-  if (isLosslessNumber(v)) return Number(v.value) !== 0;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return jsonKeys(v).length > 0;
-  return true;
 }
 
 function isStrList(v: unknown): v is string[] {
@@ -159,10 +126,6 @@ function describe(v: unknown): string {
 }
 
 const PREFERRED = ['text/markdown', 'text/html', 'application/javascript', 'text/latex', 'text/plain'];
-
-function isJsonMime(mime: string): boolean {
-  return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
-}
 
 /** Text of an execute_result / display_data output. */
 function renderData(out: Record<string, unknown>, where: string): string {
@@ -190,10 +153,23 @@ function renderData(out: Record<string, unknown>, where: string): string {
 }
 
 /**
- * The joined text of `outputs` before the literal step of {@link aiOutput} (steps 1–2 of the
- * module note): the reference's `render_outputs_ai`.
+ * The joined text of `outputs` before the literal step of {@link aiOutput}: the reference's
+ * `render_outputs_ai` (over fastcore's `concat_streams` / `preferred_msg_out`).
  *
- * Input: a list of nbformat output dicts. Output: the texts of the reordered outputs joined
+ * 1. Streams are concatenated per name (`stdout`, then `stderr`; other stream names are
+ *    dropped, as in the reference) and rendered as a terminal shows them (see
+ *    {@link renderTerminal}). Display outputs (and outputs of unknown type) keep their order
+ *    and come first, then the two streams, then errors and execute results in their order.
+ * 2. Each output becomes text: a stream its text, an error its traceback lines joined with
+ *    `\n`, a data output its preferred mime type among markdown, HTML, JavaScript, LaTeX and
+ *    plain text (first non-empty; images never), rendered as: markdown/HTML verbatim,
+ *    JavaScript as `<script>…</script>`, LaTeX re-delimited ({@link normalizeLatex}), plain
+ *    text with ANSI CSI sequences removed ({@link stripAnsi}). Streams and tracebacks count as
+ *    plain text. An output with nothing to show gives an empty string.
+ *
+ * Input: a list of nbformat output dicts as `parseJson` gives them (numbers may be
+ * `LosslessNumber`s; multi-line strings may be lists of strings, joined as nbformat does on
+ * reading). Lengths and offsets are UTF-16 units. Output: the texts of the reordered outputs joined
  * with `\n`. Throws `InvalidArgumentError` (naming the output index) where the reference
  * fails or the output is malformed: `outputs` not a list, an output not an object or without
  * `output_type`, a stream without a string `name` or without `text`, text/traceback/markdown/
@@ -238,7 +214,7 @@ export function renderOutputsAi(outputs: readonly unknown[]): string {
 }
 
 /**
- * The AI view of a code cell's outputs (SPEC §7; module note): {@link renderOutputsAi}, then,
+ * The AI view of a code cell's outputs (SPEC §7): {@link renderOutputsAi}, then,
  * when that text is a Python literal, Python `str()` of its value (`'hello'` -> `hello`,
  * `(1,2)` -> `(1, 2)`, sets in source order).
  *

@@ -1,22 +1,16 @@
 /**
- * Chats <-> dialogs: build a {@link Dialog} from canonical chat messages (the reference's
- * `aidialog.hist.chat2dlg`: "one prompt per user turn, replies carrying the tool calls"), and
- * the minimal inverse {@link dlg2chat}.
- *
- * The grouping follows the reference's worked example (shared/seeds/000, "Dialog compaction"):
- * the 12-message fixture conversation has three user messages — the first request, the
- * injected skill text (`Base directory for this skill: …`) and the second request — and
- * `chat2dlg` makes exactly three prompts of it (`['prompt']*3`); the first prompt's reply holds
- * the two tool calls before the skill text (its compact rendering ends with
- * `> Skill loaded: project-files`). So every user message starts a prompt; nothing about its
- * text (skill text, host plumbing) is special here.
- *
- * The core of the library must run in a browser: nothing here imports `node:` modules.
+ * Chats <-> dialogs (SPEC §0, §6): {@link chat2dlg} builds a dialog from canonical chat
+ * messages — one prompt per user message, its reply carrying the assistant's text and tool
+ * calls (the reference's `chat2dlg`) — and {@link dlg2chat} is the minimal inverse. Every user
+ * message starts a prompt; nothing about its text (skill text, host plumbing) is special.
  */
-import { Dialog, Message, REPLY_SEPARATOR, type MsgType } from './dialog.js';
+import { REPLY_SEPARATOR } from '../chat/index.js';
+import type { MsgType } from './cells.js';
+import { Dialog } from './dialog.js';
+import { Message } from './message.js';
 import { DlgError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolResultPart, ToolUsePart } from '../chat/message.js';
-import { fmt2hist, hist2fmt, isResultFence } from '../chat/reply.js';
+import { fmt2hist, hist2fmt, isResultFence } from '../chat/index.js';
 
 /** Options of {@link chat2dlg}. */
 export interface Chat2DlgOptions {
@@ -42,7 +36,9 @@ function messageText(m: Msg, i: number): string {
   for (const p of m.content) {
     if (p === null || typeof p !== 'object') throw new InvalidArgumentError(`chat2dlg: message ${i} holds a part that is not an object`);
     if (p.type !== 'text') {
-      throw new InvalidArgumentError(`chat2dlg: ${m.role} message ${i} holds a part of type ${JSON.stringify(String(p.type))}; only text parts can become a ${m.role === 'user' ? 'prompt' : 'raw cell'}`);
+      throw new InvalidArgumentError(
+        `chat2dlg: ${m.role} message ${i} holds a part of type ${JSON.stringify(String(p.type))}; only text parts can become a ${m.role === 'user' ? 'prompt' : 'raw cell'}`,
+      );
     }
     texts.push(p.text);
   }
@@ -96,13 +92,17 @@ function replyOf(turn: Msg[], first: number): string {
     return hist2fmt(pairResults(turn));
   } catch (e) {
     if (!(e instanceof DlgError)) throw e;
-    throw new InvalidArgumentError(`chat2dlg: the reply that starts at message ${first} cannot be written (message numbers below count from there): ${e.message}`, { cause: e });
+    throw new InvalidArgumentError(
+      `chat2dlg: the reply that starts at message ${first} cannot be written (message numbers below count from there): ${e.message}`,
+      { cause: e },
+    );
   }
 }
 
 /**
- * Build a dialog from a chat (the reference's `chat2dlg`; behaviour pinned by its worked
- * example in shared/seeds/000, see the module note).
+ * Build a dialog from a chat (the reference's `chat2dlg`). In the reference's worked example a
+ * 12-message conversation with three user messages (two requests and an injected skill text)
+ * becomes exactly three prompts, the first reply holding the two tool calls before the skill text.
  *
  * - Every `user` message starts a prompt whose content is its text parts joined by `\n\n`
  *   (verbatim, not stripped). Exception: a user message that is exactly one `` `````result ``

@@ -1,38 +1,28 @@
 /**
- * Micro-compaction of a dialog (SPEC §9 "Micro-compaction" applied to the reply wire format of
- * SPEC §6): older tool results inside prompt replies become the placeholder
- * `[Previous: used NAME]`, in place, and nothing else changes.
- *
- * - Which results: every tool call that `fmt2hist` would report (a block with an id, not marked
- *   `server`) in the replies of non-skipped prompts, in dialog order, is one entry of the
- *   clearing decision {@link pickToolResultsToClear} of `micro.ts`: all but the newest
- *   `keepRecent` (default 3), result text longer than `minChars` code points (default 100),
- *   tool not in `preserveTools` (default `['read_file']`; a leading `tools.` is ignored on both
- *   sides, so `tools.read_file` is preserved too). A block without a `result` key, and a result
- *   that already is a placeholder, is never cleared (so a second run changes nothing). Skipped
- *   prompts are left alone: the AI never sees them.
- * - How: only the `result` value of the tool block changes. In a current
- *   ```` ```json {.tool} ```` block, and in the ```` ```json ```` fence of a legacy
- *   `<details class='tool-usage-details'>` / pandoc-div envelope, the JSON body is written again
- *   in the format it was written in (indentation and ASCII escaping detected by re-serialising
- *   the parsed body and comparing) with the result replaced; when the body cannot be reproduced
- *   that way (duplicate keys, unusual spacing), the result's JSON token alone is spliced. Calls,
- *   arguments, ids, every other character of the reply and every other cell stay as they were.
- * - Safety: each rewritten reply is parsed again and compared with the original: same text
- *   runs, same blocks with the same ids, names, arguments and server flags, results unchanged
- *   except the cleared ones, which now read exactly as the placeholder. A reply that fails this
- *   check (a block that cannot be located in the raw text) is left unchanged and reported in
- *   `refused`.
- *
- * Browser-safe: imports nothing from `node:`.
+ * Micro-compaction of a dialog (SPEC §9 "Micro-compaction" on the reply wire format of SPEC §6):
+ * older tool results inside prompt replies become `[Previous: used NAME]`, in place. Which
+ * results: the clearing decision of `strategies/micro.ts` over every call `fmt2hist` reports in
+ * non-skipped prompts. How: only the `result` value of each tool block is rewritten, in the
+ * JSON format it was written in; every rewritten reply is parsed again and checked, and a reply
+ * that fails the check is left unchanged and reported in `refused`.
  */
-import { Dialog, Message } from './dialog.js';
+import { isDialogLike, type DialogLike as Dialog } from './cells.js';
 import { InvalidArgumentError } from '../errors.js';
-import { isJsonObject, isLosslessNumber, parseJson } from '../python/json.js';
+import { cpLen, parseJson, pyDumps, pyJsonString } from '../python/index.js';
 import { PRESERVE_RESULT_TOOLS, UNKNOWN_TOOL, pickToolResultsToClear, placeholderFor, type MicroOptions, type ToolResultEntry } from '../strategies/micro.js';
-import { cpLen, pyDumps, pyJsonString } from '../python/py.js';
-import { TOOL_INFO, parseToolBlocks, resultText, scanFences, type Fence, type ReplyItem, type ReplyTool } from '../chat/reply.js';
-import { messageContextTokens, type DialogTokenCounter } from './summarize.js';
+import {
+  TOOL_INFO,
+  fenceBodyStart,
+  lastKeyValueSpan,
+  parseToolBlocks,
+  resultText,
+  scanFences,
+  toolBlockFields,
+  type Fence,
+  type ReplyItem,
+  type ReplyTool,
+} from '../chat/index.js';
+import { countCell, messageContextTokens, type CellTokenCounter } from './measure.js';
 
 /**
  * Options of {@link microCompactDialog} / {@link planDialogMicro}: those of `micro.ts`
@@ -41,7 +31,7 @@ import { messageContextTokens, type DialogTokenCounter } from './summarize.js';
  * `messageContextTokens`: o200k_base tokens of what the AI sees).
  */
 export interface DialogMicroOptions extends MicroOptions {
-  countTokens?: DialogTokenCounter;
+  countTokens?: CellTokenCounter;
 }
 
 /** One cleared tool result. */
@@ -101,17 +91,6 @@ interface RawBlock {
   key: string;
 }
 
-function pyTruthy(v: unknown): boolean {
-  if (v === undefined || v === null || v === false) return false;
-  if (v === true) return true;
-  if (typeof v === 'string') return v.length > 0;
-  if (typeof v === 'number') return v !== 0;
-  if (isLosslessNumber(v)) return Number(v.value) !== 0;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return Object.keys(v).length > 0;
-  return true;
-}
-
 /** Identity of a tool block as fmt2hist sees it: id, name, arguments, result, server flag. */
 function blockKey(id: unknown, name: string, args: Record<string, unknown>, hasResult: boolean, result: unknown, server: boolean): string {
   const rid = typeof id === 'string' && id !== '' ? id : null;
@@ -122,139 +101,32 @@ function toolKey(t: ReplyTool): string {
   return blockKey(t.id, t.name, t.args, t.result !== undefined, t.result, t.server);
 }
 
-/** The fenced blocks of the raw reply that may be tool blocks, with their identity keys. */
+/**
+ * The fenced blocks of the raw reply that are tool blocks (the schema check of the reply
+ * format, `toolBlockFields`: current form, or the JSON fence of a legacy envelope), with their
+ * identity keys.
+ */
 function rawToolBlocks(reply: string): RawBlock[] {
   const out: RawBlock[] = [];
   for (const fence of scanFences(reply)) {
-    const legacy = fence.info === 'json';
-    if (!legacy && fence.info !== TOOL_INFO) continue;
+    const form = fence.info === 'json' ? 'legacy' : fence.info === TOOL_INFO ? 'current' : null;
+    if (form === null) continue;
     let v: unknown;
     try {
       v = parseJson(fence.body);
     } catch {
       continue;
     }
-    if (!isJsonObject(v)) continue;
-    let id: unknown;
-    let name: unknown;
-    let args: unknown;
-    if (legacy) {
-      const call = v.call;
-      if (!isJsonObject(call) || typeof call.function !== 'string') continue;
-      id = v.id === undefined ? null : v.id;
-      name = call.function;
-      args = call.arguments;
-    } else {
-      id = v.id;
-      name = v.name === undefined ? '' : v.name;
-      args = v.args;
-    }
-    if (id !== undefined && id !== null && typeof id !== 'string') continue;
-    if (typeof name !== 'string') continue;
-    const a = args === undefined || args === null ? {} : args;
-    if (!isJsonObject(a)) continue;
-    const has = Object.prototype.hasOwnProperty.call(v, 'result');
-    out.push({ fence, value: v, key: blockKey(id, name, a, has, has ? v.result : undefined, pyTruthy(v.server)) });
+    const f = toolBlockFields(v, form);
+    if (f === null) continue;
+    const has = f.result !== undefined;
+    out.push({ fence, value: v as Record<string, unknown>, key: blockKey(f.id, f.name, f.args, has, f.result, f.server) });
   }
   return out;
 }
 
-/** Offset where a fence's body starts: just past the opening line's line break (Python lines). */
-function bodyStart(text: string, fence: Fence): number {
-  for (let i = fence.start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const brk = c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || (c >= 0x1c && c <= 0x1e) || c === 0x85 || c === 0x2028 || c === 0x2029;
-    if (brk) return c === 0x0d && text.charCodeAt(i + 1) === 0x0a ? i + 2 : i + 1;
-  }
-  return -1;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Rewriting one JSON body
-
-function skipWs(s: string, i: number): number {
-  while (i < s.length) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
-    i++;
-  }
-  return i;
-}
-
-/** Index just past the JSON string starting at `i` (which holds `"`), or -1. */
-function skipString(s: string, i: number): number {
-  for (let k = i + 1; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    if (c === 0x5c) k++;
-    else if (c === 0x22) return k + 1;
-  }
-  return -1;
-}
-
-/** Index just past the JSON value starting at `i`, or -1. Strings are skipped as units. */
-function skipValue(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (c === 0x22) return skipString(s, i);
-  if (c === 0x7b || c === 0x5b) {
-    let depth = 0;
-    for (let k = i; k < s.length; k++) {
-      const d = s.charCodeAt(k);
-      if (d === 0x22) {
-        k = skipString(s, k);
-        if (k < 0) return -1;
-        k--;
-      } else if (d === 0x7b || d === 0x5b) depth++;
-      else if (d === 0x7d || d === 0x5d) {
-        depth--;
-        if (depth === 0) return k + 1;
-      }
-    }
-    return -1;
-  }
-  let k = i;
-  while (k < s.length) {
-    const d = s.charCodeAt(k);
-    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
-    k++;
-  }
-  return k > i ? k : -1;
-}
-
-/**
- * Span `[start, end)` of the value of the last top-level key `key` of the JSON object text
- * `s` (the one a parser keeps when keys repeat), or null when `s` is not an object or lacks it.
- */
-function lastKeyValueSpan(s: string, key: string): [number, number] | null {
-  let i = skipWs(s, 0);
-  if (s.charCodeAt(i) !== 0x7b) return null;
-  i = skipWs(s, i + 1);
-  let found: [number, number] | null = null;
-  if (s.charCodeAt(i) === 0x7d) return null;
-  for (;;) {
-    if (s.charCodeAt(i) !== 0x22) return null;
-    const ke = skipString(s, i);
-    if (ke < 0) return null;
-    let k: unknown;
-    try {
-      k = JSON.parse(s.slice(i, ke));
-    } catch {
-      return null;
-    }
-    i = skipWs(s, ke);
-    if (s.charCodeAt(i) !== 0x3a) return null;
-    i = skipWs(s, i + 1);
-    const ve = skipValue(s, i);
-    if (ve < 0) return null;
-    if (k === key) found = [i, ve];
-    i = skipWs(s, ve);
-    const c = s.charCodeAt(i);
-    if (c === 0x2c) {
-      i = skipWs(s, i + 1);
-      continue;
-    }
-    return c === 0x7d ? found : null;
-  }
-}
 
 /** The formats a tool body may have been written in (Python json.dumps options). */
 function candidateFormats(core: string): Array<{ indent?: number; separators?: readonly [string, string]; ensureAscii: boolean }> {
@@ -263,14 +135,12 @@ function candidateFormats(core: string): Array<{ indent?: number; separators?: r
     let k = nl;
     while (core.charCodeAt(k) === 0x20) k++;
     const indent = k - nl;
-    return [{ indent, ensureAscii: false }, { indent, ensureAscii: true }];
+    return [
+      { indent, ensureAscii: false },
+      { indent, ensureAscii: true },
+    ];
   }
-  return [
-    { ensureAscii: false },
-    { ensureAscii: true },
-    { separators: [',', ':'], ensureAscii: false },
-    { separators: [',', ':'], ensureAscii: true },
-  ];
+  return [{ ensureAscii: false }, { ensureAscii: true }, { separators: [',', ':'], ensureAscii: false }, { separators: [',', ':'], ensureAscii: true }];
 }
 
 /**
@@ -326,7 +196,7 @@ function rewriteReply(reply: string, items: readonly ReplyItem[], targets: Reado
     const ph = targets.get(k);
     if (ph !== undefined) {
       const blk = raw[j]!;
-      const start = bodyStart(reply, blk.fence);
+      const start = fenceBodyStart(reply, blk.fence);
       if (start < 0 || reply.slice(start, start + blk.fence.body.length) !== blk.fence.body) {
         return { reason: `tool block ${k + 1}: its body could not be located` };
       }
@@ -369,7 +239,7 @@ interface Computed extends DialogMicroPlan {
   edits: Array<{ index: number; reply: string }>;
 }
 
-function resolveOptions(options: DialogMicroOptions | undefined, where: string): { micro: MicroOptions; counter: DialogTokenCounter } {
+function resolveOptions(options: DialogMicroOptions | undefined, where: string): { micro: MicroOptions; counter: CellTokenCounter } {
   const o = options ?? {};
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new InvalidArgumentError(`${where}: options must be an object`);
   const counter = o.countTokens ?? messageContextTokens;
@@ -386,16 +256,8 @@ function resolveOptions(options: DialogMicroOptions | undefined, where: string):
   return { micro: { keepRecent: o.keepRecent, minChars: o.minChars, preserveTools: preserve }, counter };
 }
 
-function count(counter: DialogTokenCounter, m: Message, where: string): number {
-  const n = counter(m);
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new InvalidArgumentError(`${where}: a token counter must return a non-negative integer, got ${String(n)}`);
-  }
-  return n;
-}
-
 function compute(dialog: Dialog, options: DialogMicroOptions | undefined, where: string): Computed {
-  if (!(dialog instanceof Dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
+  if (!isDialogLike(dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
   const { micro, counter } = resolveOptions(options, where);
   const ms = dialog.messages;
   const entries: ToolResultEntry[] = [];
@@ -430,7 +292,7 @@ function compute(dialog: Dialog, options: DialogMicroOptions | undefined, where:
   }
   let before = 0;
   const counts: number[] = new Array(ms.length);
-  for (let i = 0; i < ms.length; i++) before += counts[i] = count(counter, ms[i]!, where);
+  for (let i = 0; i < ms.length; i++) before += counts[i] = countCell(counter, ms[i]!, where);
   let after = before;
   const cleared: ClearedToolResult[] = [];
   const refused: MicroRefusedReply[] = [];
@@ -446,7 +308,7 @@ function compute(dialog: Dialog, options: DialogMicroOptions | undefined, where:
     }
     const next = m.clone();
     next.reply = res.reply;
-    after += count(counter, next, where) - counts[i]!;
+    after += countCell(counter, next, where) - counts[i]!;
     edits.push({ index: i, reply: res.reply });
     for (const { item } of list) cleared.push({ messageId: m.id, callId: item.id!, tool: item.name, charsBefore: cpLen(item.resultText) });
   }
@@ -465,9 +327,21 @@ export function planDialogMicro(dialog: Dialog, options?: DialogMicroOptions): D
 }
 
 /**
- * Replace older tool results inside prompt replies by `[Previous: used NAME]` (see the module
- * note for which, and how the replies are edited). Modifies the dialog in place: only the
- * `reply` of affected prompt cells changes. Idempotent.
+ * Replace older tool results inside prompt replies by `[Previous: used NAME]`, in place: only
+ * the `reply` of affected prompt cells changes. Idempotent.
+ * - Which results: each tool call `fmt2hist` would report (a block with an id, not `server`)
+ *   in the replies of non-skipped prompts, in dialog order, is one entry of
+ *   `pickToolResultsToClear`: all but the newest `keepRecent` (default 3), result text longer
+ *   than `minChars` code points (default 100), tool not in `preserveTools` (default
+ *   `['read_file']`; a leading `tools.` is ignored on both sides). A block without a `result`
+ *   key, or whose result already is a placeholder, is never cleared.
+ * - How: in a current ```` ```json {.tool} ```` block or the ```` ```json ```` fence of a legacy
+ *   envelope, the JSON body is written again in its detected format (indentation, ASCII
+ *   escaping) with the result replaced; when the body cannot be reproduced that way (duplicate
+ *   keys, unusual spacing) the result's JSON token alone is spliced. Every other character stays.
+ * - Safety: the rewritten reply must parse to the same text runs and blocks (ids, names,
+ *   arguments, server flags, other results) with only the cleared results changed; otherwise
+ *   the reply is left unchanged and reported in `refused`.
  * @param options see {@link DialogMicroOptions}.
  * @returns `{changed, cleared, refused, tokensBefore, tokensAfter}`; `cleared` lists each
  *   cleared result (prompt id, call id, tool name, former length in code points).
@@ -478,14 +352,3 @@ export function microCompactDialog(dialog: Dialog, options?: DialogMicroOptions)
   for (const e of c.edits) dialog.messages[e.index]!.reply = e.reply;
   return { changed: c.edits.length > 0, cleared: c.cleared, refused: c.refused, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter };
 }
-
-declare module './dialog.js' {
-  interface Dialog {
-    /** Clear older tool results inside replies in place; see {@link microCompactDialog}. */
-    microCompact(options?: DialogMicroOptions): MicroCompactDialogResult;
-  }
-}
-
-Dialog.prototype.microCompact = function microCompact(this: Dialog, options?: DialogMicroOptions) {
-  return microCompactDialog(this, options);
-};

@@ -1,342 +1,28 @@
 /**
- * Summary compaction of a dialog (SPEC §9 "Summary planning" applied to the dialog model of
- * SPEC §7): the older cells of a dialog are replaced by ONE note cell holding a summary, the
- * recent cells stay verbatim.
+ * Summary compaction of a dialog (SPEC §9 "Summary planning" on the dialog model of SPEC §7):
+ * the older cells are replaced by ONE note cell holding a summary, the recent cells stay
+ * verbatim.
  *
- * How a dialog maps onto the summary planner of `summary.ts` ({@link planSummarySplit}):
- * - the items are the dialog's cells, all of them (skipped ones included), so the split index
- *   always falls on a cell boundary; a prompt cell holds a request and its whole reply (every
- *   tool call with its result), so no call is ever separated from its result;
- * - pinned cells play the system prompt's part: never summarised; pinned cells of the head
- *   are hoisted to the front, before the summary note, in their original relative order;
- *   pinned cells of the tail stay where they are;
- * - skipped cells of the head are replaced along with it (their ids are listed in the summary
- *   note's metadata) but their text is never sent to the summariser, and they count zero
- *   tokens with the default counter (the AI never sees them);
- * - the default counter ({@link messageContextTokens}) is exact o200k_base over what the AI
- *   sees of each cell: its content, its reply and the AI view of its outputs.
- *
- * The result of a successful run is: hoisted pinned cells, the summary note, then the tail,
- * all kept cells being the very same `Message` objects (ids, metadata and everything else
- * untouched). The note's metadata records what it replaced under the key
- * {@link SUMMARY_META_KEY} (see {@link DialogSummaryMeta}).
- *
- * History is never replaced by a failed, empty, invalid or non-shrinking summary: the dialog
- * object is only modified (its `messages` array swapped for a new one) after every check has
- * passed, so a refusal leaves it exactly as it was and `dumpsIpynb` writes the same bytes.
- *
- * Summarisers: {@link dslSummarizer} (default; deterministic and offline: the compact DSL of
- * the head, `dlg2compact`), and {@link httpDialogSummarizer} (an OpenAI-compatible endpoint via
- * `httpSummarizer`, prompt from `buildCompactionSummaryPrompt`, pre-compacted with the DSL
- * until it fits the request budget; see {@link buildDialogSummaryPrompt}).
- *
- * Browser-safe: nothing here imports `node:`; environment variables are read only from an
- * `env` object the caller passes in (the CLI passes `process.env`).
+ * The planner is `planSummarySplit` with the dialog's cells (skipped ones included) as items,
+ * so the split falls on a cell boundary and no tool call is separated from its result; pinned
+ * cells play the system prompt's part (never summarised; those of the head are hoisted before
+ * the note). Skipped cells of the head are replaced too but never sent to the summariser.
+ * Cells are counted with the one dialog measure (`messageContextTokens`, `measure.ts`). A
+ * failed, empty, invalid or non-shrinking summary never replaces history: the dialog is only
+ * modified (its `messages` array swapped) once every check has passed.
  */
-import { dlg2compact } from './compact.js';
 import { TRANSCRIPT_MARKER } from '../dsl/continuation.js';
-import { Dialog, Message, REPLY_SEPARATOR } from './dialog.js';
-import { resolvePolicy, type Policy } from '../dsl/render.js';
-import { BudgetError, InvalidArgumentError } from '../errors.js';
-import { pyDumps, pyStrip } from '../python/py.js';
-import { fmt2hist } from '../chat/reply.js';
-import { httpSummarizer, type HttpSummarizerOptions } from '../strategies/summarizer-http.js';
-import {
-  KEEP_RECENT_RATIO,
-  buildCompactionSummaryPrompt,
-  checkSignal,
-  planSummarySplit,
-  untilAborted,
-  type SummaryMessage,
-  type SummaryRefusal,
-} from '../strategies/summary.js';
-import { fitsToks, lenToks, truncToksMid } from '../tokens/tokens.js';
-
-// ---------------------------------------------------------------------------------------------
-// Token counting
-
-/** A per-cell token counter: returns a non-negative integer number of tokens for one message. */
-export type DialogTokenCounter = (m: Message) => number;
-
-/**
- * Default per-cell counter: exact o200k_base tokens of what the AI sees of a cell —
- * `lenToks(content) + lenToks(reply) + lenToks(aiOutput)` (the AI view of code outputs, SPEC §7;
- * a prompt's view is its reply, so it is counted once). Skipped cells count 0 (they are not
- * part of the AI's context).
- * @returns tokens (o200k_base), an integer >= 0.
- * @throws InvalidArgumentError when `m` is not a {@link Message}.
- */
-export function messageContextTokens(m: Message): number {
-  if (!(m instanceof Message)) throw new InvalidArgumentError('messageContextTokens: expected a Message');
-  if (m.skipped) return 0;
-  let n = lenToks(m.content);
-  if (m.type === 'prompt') n += lenToks(m.reply);
-  else if (m.type === 'code' && m.output.length > 0) n += lenToks(m.aiOutput);
-  return n;
-}
-
-/** Apply a counter to one cell and check what it returns (a non-negative safe integer). */
-function countChecked(counter: DialogTokenCounter, m: Message, where: string): number {
-  const n = counter(m);
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new InvalidArgumentError(`${where}: a token counter must return a non-negative integer, got ${String(n)}`);
-  }
-  return n;
-}
-
-/**
- * Total of a per-cell counter over a dialog (default {@link messageContextTokens}).
- * @returns tokens (in the counter's unit).
- * @throws InvalidArgumentError when `d` is not a Dialog or the counter returns anything but a
- *   non-negative integer.
- */
-export function dialogContextTokens(d: Dialog, counter: DialogTokenCounter = messageContextTokens): number {
-  if (!(d instanceof Dialog)) throw new InvalidArgumentError('dialogContextTokens: expected a Dialog');
-  let total = 0;
-  for (const m of d.messages) total += countChecked(counter, m, 'dialogContextTokens');
-  return total;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Summarisers
-
-/** What a {@link DialogSummarizer} gets besides the head. */
-export interface DialogSummaryContext {
-  /**
-   * Largest request the summariser may send, in o200k_base tokens (`undefined`: no limit).
-   * Summarisers that talk to a model must never exceed it (the HTTP one pre-compacts).
-   */
-  maxRequestTokens?: number;
-  /** Cancels the request (passed through to `fetch`). */
-  signal?: AbortSignal;
-  /** Path of the full original dialog, when the caller named one; else `null`. */
-  sourcePath: string | null;
-}
-
-/**
- * A dialog summariser: gets the head to condense as a {@link Dialog} of copies of its cells
- * (skipped cells left out, original order) and returns the summary text (Markdown), or throws
- * / rejects. Optional properties: `label` is recorded in the summary note's metadata
- * (`'dsl'`, `'http:MODEL'`); `offline: true` promises a synchronous, deterministic result with
- * no I/O, which lets {@link planDialogSummary} predict the outcome exactly.
- */
-export type DialogSummarizer = ((head: Dialog, ctx: DialogSummaryContext) => string | Promise<string>) & {
-  label?: string;
-  offline?: boolean;
-};
-
-/**
- * The default summariser: the compact DSL of the head, `dlg2compact(head, policy)` (SPEC §8),
- * i.e. code cells as `#_id` + fenced source + output line, notes and prompts as `§ … §` text,
- * replies with `»` prose, each call with its result. Deterministic, synchronous, offline;
- * ignores `maxRequestTokens` (nothing is sent anywhere).
- * @param policy token budgets of the rendering (default 2000 / 150 / 60 / 35).
- * @returns a {@link DialogSummarizer} labelled `'dsl'`, `offline`.
- * @throws InvalidArgumentError on a bad policy (checked at once).
- */
-export function dslSummarizer(policy?: Partial<Policy>): DialogSummarizer {
-  const p = resolvePolicy(policy);
-  const f: DialogSummarizer = (head: Dialog) => dlg2compact(head, p);
-  f.label = 'dsl';
-  f.offline = true;
-  return f;
-}
-
-function fenceFor(code: string): string {
-  let longest = 0;
-  let run = 0;
-  for (let i = 0; i < code.length; i++) {
-    if (code.charCodeAt(i) === 0x60) {
-      run += 1;
-      if (run > longest) longest = run;
-    } else run = 0;
-  }
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
-/** Raw cells whose metadata has `rec_kind` are records, not conversation (as dlg2compact, SPEC §8). */
-function isRecord(m: Message): boolean {
-  return m.type === 'raw' && Object.prototype.hasOwnProperty.call(m.meta, 'rec_kind');
-}
-
-/** A reply rendered as plain lines for a summary prompt: prose, `[tool call] …`, `[tool result] …`. */
-function replyLines(reply: string): string {
-  const lines: string[] = [];
-  for (const msg of fmt2hist(reply)) {
-    for (const part of msg.content) {
-      if (part.type === 'text') {
-        if (msg.role === 'assistant' && part.text === '.') continue;
-        lines.push(part.text);
-      } else if (part.type === 'tool_use') {
-        lines.push(`[tool call] ${part.name}(${pyDumps(part.arguments, { ensureAscii: false })})`);
-      } else if (part.type === 'tool_result') {
-        lines.push(`[tool result] ${part.text}`);
-      }
-    }
-  }
-  return lines.join('\n');
-}
-
-/**
- * The head of a dialog as summary-planner messages (the message shape of `summary.ts`), in
- * cell order, skipped cells and `rec_kind` raws left out:
- * - note and raw cells: `context`, text = the cell source;
- * - code cells: `user`, text = the source in a Markdown code fence, then `Output:` and the AI
- *   view of its outputs when non-empty;
- * - prompts: `user` with the request, then (when the reply is non-empty) `bot` with the reply
- *   parsed by `fmt2hist` (SPEC §6) and written as lines: prose as is, each call as
- *   `[tool call] NAME(ARGS-JSON)`, each result as `[tool result] TEXT`.
- * Ids are the cell ids.
- * @throws InvalidArgumentError when `head` is not a Dialog.
- */
-export function dialogToSummaryMessages(head: Dialog): SummaryMessage[] {
-  if (!(head instanceof Dialog)) throw new InvalidArgumentError('dialogToSummaryMessages: expected a Dialog');
-  const out: SummaryMessage[] = [];
-  for (const m of head.messages) {
-    if (m.skipped || isRecord(m)) continue;
-    if (m.type === 'note' || m.type === 'raw') {
-      out.push({ id: m.id, type: 'context', text: m.content });
-    } else if (m.type === 'code') {
-      const fence = fenceFor(m.content);
-      let text = `${fence}python\n${m.content}\n${fence}`;
-      const view = m.output.length > 0 ? m.aiOutput : '';
-      if (view !== '') text += `\nOutput:\n${view}`;
-      out.push({ id: m.id, type: 'user', text });
-    } else {
-      out.push({ id: m.id, type: 'user', text: m.content });
-      if (m.reply !== '') out.push({ id: m.id, type: 'bot', text: replyLines(m.reply) });
-    }
-  }
-  return out;
-}
-
-/**
- * Ever tighter DSL policies tried, in order, when the full rendering of the head does not fit
- * the request budget ({@link buildDialogSummaryPrompt}).
- */
-export const PRECOMPACT_POLICIES: readonly Readonly<Policy>[] = Object.freeze([
-  Object.freeze({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35 }),
-  Object.freeze({ userToks: 400, asstToks: 80, callToks: 40, resultToks: 20 }),
-  Object.freeze({ userToks: 120, asstToks: 40, callToks: 25, resultToks: 12 }),
-]);
-
-/** How much of the head a summary prompt carries: whole, as DSL (ladder step), or cut. */
-export type SummaryPromptLevel = 'full' | 'dsl-0' | 'dsl-1' | 'dsl-2' | 'truncated';
-
-/** Result of {@link buildDialogSummaryPrompt}. */
-export interface DialogSummaryPrompt {
-  /** The prompt text (user message of the request). */
-  prompt: string;
-  /** Which rendering of the head it carries. */
-  level: SummaryPromptLevel;
-  /** o200k_base tokens of `prefix + prompt` (what the budget is checked against). */
-  tokens: number;
-}
-
-/**
- * The summary request for a dialog head, guaranteed to fit a token budget.
- *
- * 1. `buildCompactionSummaryPrompt(dialogToSummaryMessages(head))` (SPEC §9) — the head whole.
- * 2. If `prefix + prompt` exceeds `maxRequestTokens`: the head as compact DSL
- *    (`dlg2compact` with each policy of {@link PRECOMPACT_POLICIES} in turn, tighter and
- *    tighter) in one `context` message.
- * 3. Last resort: the tightest DSL middle-truncated (`truncToksMid`) to the room left, shrunk
- *    until the whole request fits.
- * @param head the cells to summarise (see {@link DialogSummarizer}).
- * @param opts.maxRequestTokens budget in o200k_base tokens for `prefix + prompt` (no limit when
- *   undefined). `opts.prefix`: text sent along with the prompt (a system prompt), counted too.
- * @returns the prompt, its level and its token count.
- * @throws InvalidArgumentError on bad arguments; BudgetError when not even the fixed
- *   instructions of the prompt fit the budget.
- */
-export function buildDialogSummaryPrompt(head: Dialog, opts: { maxRequestTokens?: number; prefix?: string } = {}): DialogSummaryPrompt {
-  if (!(head instanceof Dialog)) throw new InvalidArgumentError('buildDialogSummaryPrompt: expected a Dialog');
-  const { maxRequestTokens: max, prefix = '' } = opts;
-  if (max !== undefined && (!Number.isSafeInteger(max) || max <= 0)) {
-    throw new InvalidArgumentError(`buildDialogSummaryPrompt: maxRequestTokens must be a positive integer, got ${String(max)}`);
-  }
-  if (typeof prefix !== 'string') throw new InvalidArgumentError('buildDialogSummaryPrompt: prefix must be a string');
-  const full = buildCompactionSummaryPrompt(dialogToSummaryMessages(head));
-  if (max === undefined) return { prompt: full, level: 'full', tokens: lenToks(prefix + full) };
-  if (fitsToks(prefix + full, max)) return { prompt: full, level: 'full', tokens: lenToks(prefix + full) };
-  const wrap = (text: string): string => buildCompactionSummaryPrompt([{ type: 'context', text }]);
-  let dsl = '';
-  for (let k = 0; k < PRECOMPACT_POLICIES.length; k++) {
-    dsl = dlg2compact(head, PRECOMPACT_POLICIES[k]);
-    const prompt = wrap(dsl);
-    if (fitsToks(prefix + prompt, max)) return { prompt, level: `dsl-${k}` as SummaryPromptLevel, tokens: lenToks(prefix + prompt) };
-  }
-  const fixed = lenToks(prefix + wrap(''));
-  let room = max - fixed;
-  if (room <= 0) {
-    throw new BudgetError(`buildDialogSummaryPrompt: the summary instructions alone take ${fixed} tokens, over the budget of ${max}`);
-  }
-  // Joining pieces can cost a few tokens at the seams: shrink until the whole request fits.
-  for (let tries = 0; tries < 64 && room > 0; tries++) {
-    const prompt = wrap(truncToksMid(dsl, room));
-    const n = lenToks(prefix + prompt);
-    if (n <= max) return { prompt, level: 'truncated', tokens: n };
-    room -= Math.max(1, n - max);
-  }
-  throw new BudgetError(`buildDialogSummaryPrompt: could not fit the head into ${max} tokens`);
-}
-
-/**
- * Options of {@link httpDialogSummarizer}: those of `httpSummarizer` (all optional here) plus
- * `env`, where missing settings are looked up:
- * - `baseUrl`: `DLG_COMPACT_BASE_URL`, then `OPENAI_BASE_URL`, then `https://api.openai.com/v1`;
- * - `model`: `DLG_COMPACT_MODEL`, then `OPENAI_MODEL` (required: no default);
- * - `apiKey`: `DLG_COMPACT_API_KEY`, then `OPENAI_API_KEY` (optional).
- * Explicit options win over `env`; empty strings count as unset. `env` defaults to `{}` (the
- * core never touches `process`; the CLI passes `process.env`).
- */
-export interface HttpDialogSummarizerOptions extends Partial<HttpSummarizerOptions> {
-  env?: Readonly<Record<string, string | undefined>>;
-}
-
-/** Default API root of {@link httpDialogSummarizer}. */
-export const DEFAULT_SUMMARY_BASE_URL = 'https://api.openai.com/v1';
-
-function firstSet(...vals: Array<string | undefined>): string | undefined {
-  for (const v of vals) if (typeof v === 'string' && v !== '') return v;
-  return undefined;
-}
-
-/**
- * A summariser backed by an OpenAI-compatible chat-completions endpoint (`httpSummarizer`).
- * Each call builds the request with {@link buildDialogSummaryPrompt} under the smaller of
- * `options.maxRequestTokens` and the call's `ctx.maxRequestTokens` (the system prompt counted
- * too), so no request over budget is ever sent, then resolves to the model's answer.
- * @returns a {@link DialogSummarizer} labelled `http:MODEL`; it rejects with `SummarizerError`
- *   (network, timeout, HTTP status, malformed or empty answer) or BudgetError.
- * @throws InvalidArgumentError (at once) when no model is configured or an option is invalid.
- */
-export function httpDialogSummarizer(options: HttpDialogSummarizerOptions = {}): DialogSummarizer {
-  if (options === null || typeof options !== 'object') throw new InvalidArgumentError('httpDialogSummarizer: options must be an object');
-  const env = options.env ?? {};
-  if (env === null || typeof env !== 'object') throw new InvalidArgumentError('httpDialogSummarizer: env must be an object');
-  const baseUrl = firstSet(options.baseUrl, env.DLG_COMPACT_BASE_URL, env.OPENAI_BASE_URL) ?? DEFAULT_SUMMARY_BASE_URL;
-  const model = firstSet(options.model, env.DLG_COMPACT_MODEL, env.OPENAI_MODEL);
-  if (model === undefined) {
-    throw new InvalidArgumentError('httpDialogSummarizer: no model configured (pass model, or set DLG_COMPACT_MODEL or OPENAI_MODEL)');
-  }
-  const apiKey = firstSet(options.apiKey, env.DLG_COMPACT_API_KEY, env.OPENAI_API_KEY);
-  const own = options.maxRequestTokens;
-  const { env: _env, ...rest } = options;
-  const send = httpSummarizer({ ...rest, baseUrl, model, apiKey });
-  const prefix = options.systemPrompt ?? '';
-  const f: DialogSummarizer = async (head: Dialog, ctx: DialogSummaryContext) => {
-    const theirs = ctx?.maxRequestTokens;
-    const max = own === undefined ? theirs : theirs === undefined ? own : Math.min(own, theirs);
-    const { prompt } = buildDialogSummaryPrompt(head, { maxRequestTokens: max, prefix });
-    return send(prompt, ctx?.signal);
-  };
-  f.label = `http:${model}`;
-  return f;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Summarising a dialog
+import { REPLY_SEPARATOR } from '../chat/index.js';
+import { isDialogLike, type DialogLike as Dialog, type MessageLike } from './cells.js';
+import { Message } from './message.js';
+import { countCell, messageContextTokens, type CellTokenCounter } from './measure.js';
+import { dslSummarizer, type DialogSummarizer } from './summarizers.js';
+import { InvalidArgumentError } from '../errors.js';
+import { pyStrip } from '../python/index.js';
+import type { SummarizeDialogRefusal } from '../strategies/refusal.js';
+import { KEEP_RECENT_RATIO, planSummarySplit } from '../strategies/summary.js';
+import { checkSignal, untilAborted } from '../strategies/summarizer.js';
+import { checkCounterOption } from '../tokens/index.js';
 
 /** Cell metadata key under which a summary note records its provenance. */
 export const SUMMARY_META_KEY = 'dlg_compact';
@@ -384,21 +70,12 @@ export interface SummarizeDialogOptions {
   maxTokens?: number;
   triggerRatio?: number;
   keepRecent?: number;
-  countTokens?: DialogTokenCounter;
+  countTokens?: CellTokenCounter;
   force?: boolean;
   sourcePath?: string | null;
   maxRequestTokens?: number;
   signal?: AbortSignal;
 }
-
-/**
- * Why {@link summarizeDialog} left the dialog unchanged: the reasons of `summary.ts`
- * (`not-needed`, `summarizer-failed`, `empty-summary`, `not-shrinking`) plus
- * `nothing-to-summarize` (the head holds only skipped cells) and `invalid-summary` (the
- * summary holds the reply separator, so the note would read back as a prompt) and
- * `dialog-changed` (the dialog's cells were changed while the summariser ran).
- */
-export type SummarizeDialogRefusal = SummaryRefusal | 'nothing-to-summarize' | 'invalid-summary' | 'dialog-changed';
 
 /** Result of {@link summarizeDialog}. Token counts are in the counter's unit. */
 export interface SummarizeDialogResult {
@@ -432,8 +109,21 @@ interface Prepared {
   tail: number[];
   headDialog?: Dialog;
   /** The messages array and its contents when planned (to detect changes made meanwhile). */
-  array: Message[];
-  snapshot: Message[];
+  array: MessageLike[];
+  snapshot: MessageLike[];
+}
+
+/**
+ * A dialog of `cells` of the same class as `dialog` (its constructor is called as `Dialog`'s
+ * is: `(messages, {name})`); a plain {@link Dialog}-shaped object when `dialog` is one.
+ */
+function headOf(dialog: Dialog, cells: MessageLike[]): Dialog {
+  const Ctor = dialog.constructor;
+  if (typeof Ctor === 'function' && Ctor !== Object) {
+    return new (Ctor as new (messages: MessageLike[], init: { name: string }) => Dialog)(cells, { name: dialog.name });
+  }
+  const head: Dialog = { messages: cells, metadata: {}, name: dialog.name, newId: (taken) => dialog.newId(taken) };
+  return head;
 }
 
 function checkOptions(options: unknown, where: string): SummarizeDialogOptions {
@@ -443,9 +133,7 @@ function checkOptions(options: unknown, where: string): SummarizeDialogOptions {
     throw new InvalidArgumentError(`${where}: maxTokens is required (or pass force: true)`);
   }
   checkSignal(o.signal, where);
-  if (o.countTokens !== undefined && typeof o.countTokens !== 'function') {
-    throw new InvalidArgumentError(`${where}: countTokens must be a function`);
-  }
+  checkCounterOption(o.countTokens, where);
   if (o.sourcePath !== undefined && o.sourcePath !== null && typeof o.sourcePath !== 'string') {
     throw new InvalidArgumentError(`${where}: sourcePath must be a string or null`);
   }
@@ -456,11 +144,11 @@ function checkOptions(options: unknown, where: string): SummarizeDialogOptions {
 }
 
 function prepare(dialog: Dialog, o: SummarizeDialogOptions, where: string): Prepared {
-  if (!(dialog instanceof Dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
+  if (!isDialogLike(dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
   const ms = dialog.messages;
   const counter = o.countTokens ?? messageContextTokens;
   const counts: number[] = new Array(ms.length);
-  for (let i = 0; i < ms.length; i++) counts[i] = countChecked(counter, ms[i]!, where);
+  for (let i = 0; i < ms.length; i++) counts[i] = countCell(counter, ms[i]!, where);
   const plan = planSummarySplit(
     ms.map((_, i) => i),
     {
@@ -482,9 +170,9 @@ function prepare(dialog: Dialog, o: SummarizeDialogOptions, where: string): Prep
   const head = plan.summarize;
   const visible = head.filter((i) => !ms[i]!.skipped);
   if (visible.length === 0) return { ...base, hoisted, head, tail, reason: 'nothing-to-summarize' };
-  const headDialog = new Dialog(
+  const headDialog = headOf(
+    dialog,
     visible.map((i) => ms[i]!.clone()),
-    { name: dialog.name },
   );
   return { ...base, ok: true, hoisted, head, tail, headDialog };
 }
@@ -500,7 +188,7 @@ function unchangedSince(dialog: Dialog, prep: Prepared): boolean {
 interface Finished {
   ok: boolean;
   reason?: SummarizeDialogRefusal;
-  messages?: Message[];
+  messages?: MessageLike[];
   note?: Message;
   tokensAfter?: number;
   summary?: string;
@@ -516,15 +204,7 @@ function noteHeader(n: number): string {
  * note's id (a fresh one for a run; a fixed one when only planning, so that planning does not
  * draw from the dialog's id source).
  */
-function finish(
-  dialog: Dialog,
-  prep: Prepared,
-  text: unknown,
-  o: SummarizeDialogOptions,
-  label: string | null,
-  noteId: () => string,
-  where: string,
-): Finished {
+function finish(dialog: Dialog, prep: Prepared, text: unknown, o: SummarizeDialogOptions, label: string | null, noteId: () => string, where: string): Finished {
   if (typeof text !== 'string' || pyStrip(text) === '') return { ok: false, reason: 'empty-summary' };
   const ms = dialog.messages;
   const source = o.sourcePath ?? null;
@@ -533,7 +213,7 @@ function finish(
   if (content.includes(REPLY_SEPARATOR)) return { ok: false, reason: 'invalid-summary', summary: content };
   const counter = o.countTokens ?? messageContextTokens;
   const note = new Message(content, { type: 'note', id: noteId() });
-  let after = countChecked(counter, note, where);
+  let after = countCell(counter, note, where);
   for (const i of prep.hoisted) after += prep.counts[i]!;
   for (const i of prep.tail) after += prep.counts[i]!;
   if (after >= prep.tokensBefore) return { ok: false, reason: 'not-shrinking', tokensAfter: after, summary: content };
@@ -574,11 +254,7 @@ function refusal(prep: Prepared, reason: SummarizeDialogRefusal, extra: Partial<
  * @throws InvalidArgumentError on bad arguments or a counter returning a non-integer; never
  *   for summariser failures (those are refusals).
  */
-export async function summarizeDialog(
-  dialog: Dialog,
-  summarizer?: DialogSummarizer | null,
-  options?: SummarizeDialogOptions,
-): Promise<SummarizeDialogResult> {
+export async function summarizeDialog(dialog: Dialog, summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions): Promise<SummarizeDialogResult> {
   const where = 'summarizeDialog';
   const o = checkOptions(options, where);
   const sum = summarizer ?? dslSummarizer();
@@ -587,7 +263,10 @@ export async function summarizeDialog(
   if (!prep.ok) return refusal(prep, prep.reason!);
   let text: unknown;
   try {
-    text = await untilAborted(() => sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, signal: o.signal, sourcePath: o.sourcePath ?? null }), o.signal);
+    text = await untilAborted(
+      () => sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, signal: o.signal, sourcePath: o.sourcePath ?? null }),
+      o.signal,
+    );
   } catch (error) {
     return refusal(prep, 'summarizer-failed', { error });
   }
@@ -632,13 +311,25 @@ export interface DialogSummaryPlan {
  * What {@link summarizeDialog} would do, without changing the dialog (for `--check`). With an
  * offline summariser (default {@link dslSummarizer}) the summary is computed, so the answer is
  * exact; with another one, only the plan is reported.
+ * Arguments are in the order of {@link summarizeDialog}; the former order
+ * `(dialog, options, summarizer)` is still accepted (an options object in second place).
  * @param summarizer default {@link dslSummarizer}(). An offline summariser must return a
  *   string synchronously.
  * @throws InvalidArgumentError on bad arguments.
  */
-export function planDialogSummary(dialog: Dialog, options?: SummarizeDialogOptions, summarizer?: DialogSummarizer | null): DialogSummaryPlan {
+export function planDialogSummary(dialog: Dialog, summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions): DialogSummaryPlan;
+/** @deprecated the former argument order; use `planDialogSummary(dialog, summarizer, options)`. */
+export function planDialogSummary(dialog: Dialog, options?: SummarizeDialogOptions, summarizer?: DialogSummarizer | null): DialogSummaryPlan;
+export function planDialogSummary(
+  dialog: Dialog,
+  a?: DialogSummarizer | SummarizeDialogOptions | null,
+  b?: DialogSummarizer | SummarizeDialogOptions | null,
+): DialogSummaryPlan {
   const where = 'planDialogSummary';
-  const o = checkOptions(options, where);
+  // An options object (not a function) in second place, or a summariser in third, is the former order.
+  const former = (a !== undefined && a !== null && typeof a === 'object') || ((a === undefined || a === null) && typeof b === 'function');
+  const summarizer = (former ? b : a) as DialogSummarizer | null | undefined;
+  const o = checkOptions(former ? a : b, where);
   const sum = summarizer ?? dslSummarizer();
   if (typeof sum !== 'function') throw new InvalidArgumentError(`${where}: summarizer must be a function`);
   const prep = prepare(dialog, o, where);
@@ -658,17 +349,3 @@ export function planDialogSummary(dialog: Dialog, options?: SummarizeDialogOptio
   if (!fin.ok) return { wouldChange: false, reason: fin.reason, replacedIds: [], tokensBefore: prep.tokensBefore };
   return { wouldChange: true, replacedIds: ids, tokensBefore: prep.tokensBefore, estimatedTokensAfter: fin.tokensAfter };
 }
-
-declare module './dialog.js' {
-  interface Dialog {
-    /**
-     * Replace older cells by one summary note; see {@link summarizeDialog}. Modifies this
-     * dialog only on success.
-     */
-    summarize(summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions): Promise<SummarizeDialogResult>;
-  }
-}
-
-Dialog.prototype.summarize = function summarize(this: Dialog, summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions) {
-  return summarizeDialog(this, summarizer, options);
-};

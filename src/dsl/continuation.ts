@@ -83,8 +83,8 @@ export function compactContent(chat: string, path: string, notes = ''): string {
   doc += `${TRANSCRIPT_MARKER} ${path}`;
   const skills = skillNames(chat);
   if (skills.length) {
-    doc += '\n\nSkill contents were compacted out above. Before relying on any skill guidance, re-invoke it: ' +
-      skills.map((s) => `Skill(${s})`).join(', ') + '.';
+    doc +=
+      '\n\nSkill contents were compacted out above. Before relying on any skill guidance, re-invoke it: ' + skills.map((s) => `Skill(${s})`).join(', ') + '.';
   }
   return doc;
 }

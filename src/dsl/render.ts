@@ -16,9 +16,8 @@
  */
 import { BudgetError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolUsePart } from '../chat/message.js';
-import { cpLen, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/py.js';
-import { jsonKeys } from '../python/json.js';
-import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/tokens.js';
+import { cpLen, jsonKeys, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/index.js';
+import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks
@@ -156,12 +155,21 @@ export function dropDocState(s: string): string {
     for (const t of tags) {
       if (dead[t]) continue;
       if (next[t] < pos) next[t] = s.indexOf(`<${t}>`, pos);
-      if (next[t] < 0) { dead[t] = true; continue; }
-      if (best < 0 || next[t] < best) { best = next[t]; tag = t; }
+      if (next[t] < 0) {
+        dead[t] = true;
+        continue;
+      }
+      if (best < 0 || next[t] < best) {
+        best = next[t];
+        tag = t;
+      }
     }
     if (tag === undefined) break;
     const close = s.indexOf(`</${tag}>`, best + tag.length + 2);
-    if (close < 0) { dead[tag] = true; continue; }
+    if (close < 0) {
+      dead[tag] = true;
+      continue;
+    }
     out.push(s.slice(pos, best));
     pos = close + tag.length + 3;
   }
@@ -214,7 +222,6 @@ function longestFenceRun(code: string): number {
   return best;
 }
 
-
 /**
  * Python code in a Markdown fence that its content cannot close (SPEC §3). The code is stripped;
  * the fence is backticks, one more than the longest fence-like line inside (minimum 3).
@@ -239,9 +246,12 @@ export function fencedCode(code: string, maxToks: number): string {
   if (!fitsToks(pre + suf, maxToks)) {
     throw new BudgetError(`fencedCode: a budget of ${maxToks} tokens is too small for a fenced block (the empty fence needs ${lenToks(pre + suf)})`);
   }
-  // min(len_toks(code), maxToks) without counting all of a huge body
-  let k = fitsToks(body, maxToks) ? lenToks(body) : maxToks;
-  const cut = midCuts(body, k);
+  // min(len_toks(code), maxToks) without counting all of a huge body. A body within the
+  // budget is cut afresh at each step (few steps: the fence costs a handful of tokens); a
+  // longer one shares one tokenisation across the steps.
+  const fits = fitsToks(body, maxToks);
+  let k = fits ? lenToks(body) : maxToks;
+  const cut = fits ? (j: number): string => truncToksMid(body, j) : midCuts(body, k);
   for (; k > 0; k--) {
     const block = pre + cut(k) + suf;
     if (fitsToks(block, maxToks)) return block;
@@ -285,7 +295,7 @@ export type CallRenderer = (part: ToolUsePart, maxToks: number) => string;
 /** A renderer that feeds `part.arguments[key]` (or `''` when the key is absent) to `render`. */
 export function argRenderer(render: (payload: string, maxToks: number) => string, key: string): CallRenderer {
   return (part, maxToks) => {
-    const v = Object.prototype.hasOwnProperty.call(part.arguments, key) ? part.arguments[key] : '';
+    const v = Object.hasOwn(part.arguments, key) ? part.arguments[key] : '';
     if (typeof v !== 'string') {
       throw new InvalidArgumentError(`compactCall: argument "${key}" of tool "${part.name}" must be a string, got ${v === null ? 'null' : typeof v}`);
     }
@@ -422,10 +432,14 @@ export function compactMsg(m: Msg, policy?: Partial<Policy>): string {
   needMsg(m, 'compactMsg');
   const p = resolvePolicy(policy);
   switch (m.role) {
-    case 'user': return compactUser(m, p.userToks);
-    case 'assistant': return compactAsst(m, p.asstToks, p.callToks);
-    case 'tool': return compactTool(m, p.resultToks);
-    default: return '';
+    case 'user':
+      return compactUser(m, p.userToks);
+    case 'assistant':
+      return compactAsst(m, p.asstToks, p.callToks);
+    case 'tool':
+      return compactTool(m, p.resultToks);
+    default:
+      return '';
   }
 }
 
@@ -460,21 +474,28 @@ export function compactChat(msgs: readonly Msg[], policy?: Partial<Policy>, opts
   const pol = resolvePolicy(policy);
   const lastN = opts?.lastN ?? 0;
   if (typeof lastN !== 'number' || !Number.isSafeInteger(lastN) || lastN < 0) {
-    throw new InvalidArgumentError(`compactChat: lastN must be a non-negative integer count of prompts, got ${typeof lastN === 'number' ? String(lastN) : typeof lastN}`);
+    throw new InvalidArgumentError(
+      `compactChat: lastN must be a non-negative integer count of prompts, got ${typeof lastN === 'number' ? String(lastN) : typeof lastN}`,
+    );
   }
   msgs.forEach((m) => needMsg(m, 'compactChat'));
 
   const lifted = new Set<number>();
   if (lastN > 0) {
     const prompts: number[] = [];
-    msgs.forEach((m, i) => { if (isPrompt(m)) prompts.push(i); });
+    msgs.forEach((m, i) => {
+      if (isPrompt(m)) prompts.push(i);
+    });
     const win = prompts.slice(Math.max(0, prompts.length - lastN));
     win.forEach((start, j) => {
       lifted.add(start);
       const end = j + 1 < win.length ? win[j + 1]! : msgs.length;
       for (let i = end - 1; i >= start; i--) {
         const m = msgs[i]!;
-        if (m.role === 'assistant' && hasText(m)) { lifted.add(i); break; }
+        if (m.role === 'assistant' && hasText(m)) {
+          lifted.add(i);
+          break;
+        }
       }
     });
   }
@@ -486,5 +507,8 @@ export function compactChat(msgs: readonly Msg[], policy?: Partial<Policy>, opts
     const r = compactMsg(m, lifted.has(i) ? liftPol : pol);
     if (r) turns[turns.length - 1]!.push(r);
   });
-  return turns.map((t) => t.join('\n')).filter((t) => t !== '').join(TURN_SEP);
+  return turns
+    .map((t) => t.join('\n'))
+    .filter((t) => t !== '')
+    .join(TURN_SEP);
 }

@@ -1,23 +1,11 @@
 /**
- * A lossless JSON reader with Python `json.loads` semantics (SPEC §1).
- *
- * Why our own parser: `JSON.parse` loses number kinds (`1.0` becomes `1`), precision beyond
- * 2^53, and the written order of integer-like keys (JS lists `"2"` before `"b"`). The reference
- * is Python, whose `json.loads` keeps all three, and renders them (`repr`, `json.dumps`). This
- * module keeps them too:
- *
- * - Numbers become `LosslessNumber` (package `lossless-json`) holding the exact lexeme, so
- *   `1.0` stays a float, `1E5` a float, `12345678901234567890` an exact int.
- * - `NaN`, `Infinity` and `-Infinity` (accepted by Python's `json.loads`) become the JS numbers
- *   `NaN`, `Infinity` and `-Infinity` — `LosslessNumber` cannot hold them. Every consumer in
- *   this project treats a non-finite JS number as a Python float.
- * - Objects are plain objects (prototype `Object.prototype`). A key `__proto__` becomes an
- *   ordinary own property (never the prototype). When the written key order differs from
- *   `Object.keys` order (only possible with integer-like keys), the written order is attached
- *   under the non-enumerable symbol {@link KEY_ORDER}; always iterate with {@link jsonKeys}.
- * - Duplicate keys: the last value wins and the key keeps its first position (a Python dict).
- *
- * The core of the library must run in a browser: nothing here imports `node:` modules.
+ * A lossless JSON reader with Python `json.loads` semantics (SPEC §1). `JSON.parse` loses
+ * number kinds (`1.0` becomes `1`), precision beyond 2^53 and the written order of
+ * integer-like keys; the reference keeps all three and prints them, so this reader keeps them:
+ * numbers become `LosslessNumber`s holding their lexeme (`NaN`/`Infinity`/`-Infinity` become
+ * JS numbers, always Python floats), objects are plain objects whose written key order
+ * {@link jsonKeys} returns (see {@link KEY_ORDER}), and a duplicate key keeps its first
+ * position and its last value, as a Python dict does.
  */
 import { LosslessNumber, isLosslessNumber } from 'lossless-json';
 import { JsonParseError } from '../errors.js';
@@ -34,7 +22,7 @@ export const KEY_ORDER: unique symbol = Symbol.for('dlg-compact.json.keyOrder') 
 /**
  * Deepest nesting of arrays/objects `parseJson` accepts: 1000 levels. Python's `json.loads`
  * gives up at about the same depth (RecursionError); the limit keeps the recursive parser (and
- * the recursive printers in py.ts) far from the JS stack limit.
+ * the recursive printers of repr.ts and dumps.ts) far from the JS stack limit.
  */
 export const MAX_JSON_DEPTH = 1000;
 

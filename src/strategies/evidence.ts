@@ -1,7 +1,6 @@
 /**
  * Receipt-backed evidence compaction of completed tool effects (SPEC §9, "Evidence records";
- * behaviour pinned by `conformance/evidence-vectors.json`, the tiny-llm Week 4 Day 5
- * reference; described in seed 003).
+ * pinned by `conformance/evidence-vectors.json`).
  *
  * A completed effect is an assistant message whose content is a JSON object with a string
  * `tool` (the action), followed by a user message starting `Tool result:\n` (the
@@ -15,8 +14,9 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { DlgError } from '../errors.js';
-import { isJsonObject, isLosslessNumber, jsonKeys, parseJson } from '../python/json.js';
-import { cpCompare, cpLen, cpSlice, pyDumps } from '../python/py.js';
+import { checkTokenCount, type ItemTokenCounter } from '../tokens/index.js';
+import type { EvidenceWireMessage } from './wire.js';
+import { cpCompare, cpLen, cpSlice, isJsonObject, isLosslessNumber, jsonKeys, parseJson, pyDumps } from '../python/index.js';
 
 /** Base class of the errors this module throws. */
 export class EvidenceError extends DlgError {}
@@ -101,8 +101,7 @@ function thaw(v: unknown): unknown {
 }
 
 /**
- * Immutable evidence of one executed tool effect (tiny-llm Day 3 `EffectReceipt`, as used by
- * Day 5). Construction validates every field, detaches `arguments` (deep copy, keys sorted,
+ * Immutable evidence of one executed tool effect (the reference's `EffectReceipt`). Construction validates every field, detaches `arguments` (deep copy, keys sorted,
  * frozen) and sorts `changedArtifacts` by code point. `receiptId` is the lowercase hex
  * SHA-256 of the UTF-8 bytes of the canonical JSON (sorted keys, ASCII-escaped, `,`/`:`
  * separators) of `{tool_call_id, tool, arguments, exit_state, result, changed_artifacts}` —
@@ -167,7 +166,7 @@ export class EffectReceipt {
   static fromDict(value: unknown): EffectReceipt {
     if (!isJsonObject(value)) throw new ReceiptError('receipt must be a JSON object');
     const keys = Object.keys(value);
-    if (keys.length !== RECEIPT_KEYS.length || !RECEIPT_KEYS.every((k) => Object.prototype.hasOwnProperty.call(value, k))) {
+    if (keys.length !== RECEIPT_KEYS.length || !RECEIPT_KEYS.every((k) => Object.hasOwn(value, k))) {
       throw new ReceiptError(`invalid receipt fields: expected ${RECEIPT_KEYS.join(', ')}, got ${keys.join(', ')}`);
     }
     const ca = value.changed_artifacts;
@@ -200,14 +199,11 @@ export class EffectReceipt {
   }
 }
 
-/** A role/content chat message as the Day 5 agent loop keeps it. */
-export interface ChatMessage {
-  role: string;
-  content: string;
-}
-
-/** Counts the tokens of a whole message list; must return a non-negative integer. */
-export type MessagesTokenCounter = (messages: readonly ChatMessage[]) => number;
+/**
+ * The counter evidence compaction takes (the reference's `count_tokens`): tokens of a whole
+ * message list, a non-negative integer. Wrap a text counter with `countItemsAs` to build one.
+ */
+export type EvidenceTokenCounter = ItemTokenCounter<readonly EvidenceWireMessage[]>;
 
 /**
  * Options of {@link compactCompletedInteractions}.
@@ -222,7 +218,7 @@ export interface EvidenceOptions {
 /** Outcome of {@link compactCompletedInteractions}; token numbers are the counter's units. */
 export interface EvidenceCompactionResult {
   /** Fresh `{role, content}` copies (extra keys dropped), compacted or not. */
-  messages: ChatMessage[];
+  messages: EvidenceWireMessage[];
   compactedInteractions: number;
   tokensBefore: number;
   tokensAfter: number;
@@ -231,7 +227,7 @@ export interface EvidenceCompactionResult {
   receiptIds: string[];
 }
 
-/** Default newest receipted interactions kept verbatim (Day 5). */
+/** Default newest receipted interactions kept verbatim (the reference). */
 export const EVIDENCE_KEEP_RECENT = 1;
 /** Default preview length of a record, in code points (fixed by the vectors' `defaults` case). */
 export const EVIDENCE_PREVIEW_CHARS = 160;
@@ -252,8 +248,7 @@ export function evidenceRecord(receipt: EffectReceipt, previewChars: number = EV
     throw new EvidenceArgumentError('result_preview_chars must be a positive integer');
   }
   const total = cpLen(receipt.result);
-  const preview =
-    total <= previewChars ? receipt.result : `${cpSlice(receipt.result, 0, previewChars)}\u2026 [${total - previewChars} chars omitted]`;
+  const preview = total <= previewChars ? receipt.result : `${cpSlice(receipt.result, 0, previewChars)}\u2026 [${total - previewChars} chars omitted]`;
   return (
     EVIDENCE_HEADER +
     canonicalJson({
@@ -300,7 +295,7 @@ function pyEqual(a: unknown, b: unknown): boolean {
   if (isJsonObject(a) && isJsonObject(b)) {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
-    for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || !pyEqual(a[k], b[k])) return false;
+    for (const k of ka) if (!Object.hasOwn(b, k) || !pyEqual(a[k], b[k])) return false;
     return true;
   }
   return false;
@@ -333,16 +328,13 @@ function recordReceiptId(content: string): string | null {
   return isJsonObject(v) && typeof v.receipt_id === 'string' ? v.receipt_id : null;
 }
 
-function checkedCount(counter: MessagesTokenCounter, messages: readonly ChatMessage[]): number {
+function checkedCount(counter: EvidenceTokenCounter, messages: readonly EvidenceWireMessage[]): number {
   const n: unknown = counter(messages.map((m) => ({ role: m.role, content: m.content })));
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new TokenCounterError('count_tokens must return a non-negative integer');
-  }
-  return n;
+  return checkTokenCount(n, 'count_tokens', () => new TokenCounterError('count_tokens must return a non-negative integer'));
 }
 
 /**
- * Replace older completed, receipted tool interactions by evidence records (Day 5
+ * Replace older completed, receipted tool interactions by evidence records (the reference's
  * `compact_completed_interactions`, matched by `conformance/evidence-vectors.json`).
  *
  * 1. Copy every message to `{role, content}` (other keys dropped).
@@ -368,9 +360,9 @@ function checkedCount(counter: MessagesTokenCounter, messages: readonly ChatMess
  *   return a non-negative integer") when the counter returns anything else (a boolean too).
  */
 export function compactCompletedInteractions(
-  messages: readonly ChatMessage[],
+  messages: readonly EvidenceWireMessage[],
   receipts: ReadonlyArray<EffectReceipt | EffectReceiptDict>,
-  countTokens: MessagesTokenCounter,
+  countTokens: EvidenceTokenCounter,
   options: EvidenceOptions = {},
 ): EvidenceCompactionResult {
   if (options === null || typeof options !== 'object') throw new EvidenceArgumentError('options must be an object');
@@ -386,7 +378,7 @@ export function compactCompletedInteractions(
   if (!Array.isArray(messages)) throw new EvidenceArgumentError('messages must be a list');
   if (!Array.isArray(receipts)) throw new EvidenceArgumentError('receipts must be a list');
 
-  const copy: ChatMessage[] = messages.map((m: unknown, i) => {
+  const copy: EvidenceWireMessage[] = messages.map((m: unknown, i) => {
     if (m === null || typeof m !== 'object') throw new EvidenceArgumentError(`message ${i} must be a role/content mapping`);
     const { role, content } = m as Record<string, unknown>;
     if (typeof role !== 'string' || typeof content !== 'string') {

@@ -1,40 +1,32 @@
 /**
- * Micro-compaction and auto-compaction of Anthropic-shaped transcripts (SPEC §9; behaviour
- * pinned by `conformance/micro-vectors.json`, the learn-claude-code s06 agent after its
- * read_file preserve change; described in seed 004).
- *
- * - {@link microCompact}: every tool result but the newest `keepRecent` whose content is a
- *   string longer than `minChars` code points, and whose tool is not preserved, becomes the
- *   placeholder `[Previous: used NAME]`. The tool_result block itself stays, so a call never
- *   loses its result.
- * - {@link autoCompact}: above a token threshold, the whole transcript is saved as JSONL
- *   through an injected writer, a summariser condenses it, and one user message naming the
- *   transcript path replaces the history — unless the summary fails, is empty, or does not
- *   shrink the count, in which case the original messages come back with a reason.
- *
- * The clearing decision is a pure function over a chronological list of tool results
- * ({@link pickToolResultsToClear}), so other message models can reuse it.
- *
- * Browser-safe: nothing here imports `node:`; the Node transcript writer lives in
- * `transcript-node.ts`.
+ * Micro-compaction and auto-compaction of Anthropic-style transcripts (SPEC §9, pinned by
+ * `conformance/micro-vectors.json`). {@link microCompact} replaces older tool results by
+ * `[Previous: used NAME]` (the result block stays, so no call loses its result);
+ * {@link autoCompact} saves the whole transcript through an injected writer and replaces it by
+ * a summary, unless the summary fails, is empty or does not shrink the count. The clearing
+ * decision ({@link pickToolResultsToClear}) is a pure function that dialogs reuse. The Node
+ * transcript writer lives in `transcript-file.ts`.
  */
 import { DlgError, InvalidArgumentError } from '../errors.js';
-import { cpLen, cpSlice, pyDumps, pyRepr } from '../python/py.js';
-import { checkSignal, untilAborted } from './summary.js';
+import { cpLen, cpSlice, pyDumps, pyRepr } from '../python/index.js';
+import { checkTokenCount } from '../tokens/index.js';
+import type { AutoCompactRefusal } from './refusal.js';
+import { checkSignal, untilAborted, type Summarizer } from './summarizer.js';
+import type { AnthropicWireMessage } from './wire.js';
 
-/** Tool results kept verbatim at the end (s06 `KEEP_RECENT`). */
+/** Tool results kept verbatim at the end (the reference's `KEEP_RECENT`). */
 export const MICRO_KEEP_RECENT = 3;
-/** Results of at most this many code points are never cleared (s06: `len(content) > 100`). */
+/** Results of at most this many code points are never cleared (the reference clears `len(content) > 100`). */
 export const MICRO_MIN_CHARS = 100;
-/** Tools whose results are never cleared (s06 `PRESERVE_RESULT_TOOLS`). */
+/** Tools whose results are never cleared (the reference's `PRESERVE_RESULT_TOOLS`). */
 export const PRESERVE_RESULT_TOOLS: readonly string[] = Object.freeze(['read_file']);
 /** Name used when a result's call cannot be found. */
 export const UNKNOWN_TOOL = 'unknown';
-/** Token estimate above which {@link autoCompact} fires (s06 `THRESHOLD`). */
+/** Token estimate above which {@link autoCompact} fires (the reference's `THRESHOLD`). */
 export const AUTO_THRESHOLD_TOKENS = 50000;
-/** Default transcript directory (s06 `TRANSCRIPT_DIR`, relative to the working directory). */
+/** Default transcript directory (relative to the working directory). */
 export const TRANSCRIPT_DIR = '.transcripts';
-/** Code points of the serialised transcript (its tail) sent to the summariser (s06). */
+/** Code points of the serialised transcript (its tail) sent to the summariser. */
 export const SUMMARY_INPUT_CHARS = 80000;
 
 /** The placeholder that replaces a cleared result: `[Previous: used NAME]`. */
@@ -45,29 +37,6 @@ export function placeholderFor(toolName: string): string {
 /** Transcript file name for a time in unix seconds: `transcript_<secs>.jsonl`. */
 export function transcriptName(unixSeconds: number): string {
   return `transcript_${unixSeconds}.jsonl`;
-}
-
-/** An Anthropic `tool_use` content block (plain object or SDK object with these properties). */
-export interface ToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input?: unknown;
-}
-
-/** An Anthropic `tool_result` content block; `content` is a string or a list of blocks. */
-export interface ToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content?: unknown;
-  is_error?: boolean;
-}
-
-/** An Anthropic-shaped message: `content` is a string or a list of content blocks. */
-export interface AnthropicMessage {
-  role: string;
-  content: unknown;
-  [key: string]: unknown;
 }
 
 /**
@@ -119,7 +88,9 @@ function resolveMicro(opts: MicroOptions | undefined, where: string): ResolvedMi
   const tools: unknown = o.preserveTools ?? PRESERVE_RESULT_TOOLS;
   // A string is iterable too (by characters), which would preserve nothing the caller meant.
   if (typeof tools === 'string' || tools === null || typeof tools !== 'object' || typeof (tools as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-    throw new InvalidArgumentError(`${where}: preserveTools must be a list or set of tool names, got ${typeof tools === 'string' ? 'a string' : String(tools)}`);
+    throw new InvalidArgumentError(
+      `${where}: preserveTools must be a list or set of tool names, got ${typeof tools === 'string' ? 'a string' : String(tools)}`,
+    );
   }
   for (const t of tools as Iterable<unknown>) {
     if (typeof t !== 'string') throw new InvalidArgumentError(`${where}: preserveTools must hold strings`);
@@ -134,7 +105,7 @@ function resolveMicro(opts: MicroOptions | undefined, where: string): ResolvedMi
  * cleared when there are at most `keepRecent` results; otherwise, among all but the newest
  * `keepRecent` (preserved tools count towards those), a result is cleared when its
  * `resultLength` is a number greater than `minChars` and its tool name (or
- * {@link UNKNOWN_TOOL}) is not in `preserveTools`. Source: s06 `micro_compact`.
+ * {@link UNKNOWN_TOOL}) is not in `preserveTools` (the reference's `micro_compact`).
  * @throws InvalidArgumentError on bad options or entries.
  */
 export function pickToolResultsToClear(entries: readonly ToolResultEntry[], options?: MicroOptions): number[] {
@@ -160,7 +131,7 @@ export function pickToolResultsToClear(entries: readonly ToolResultEntry[], opti
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function checkMessages(messages: unknown, where: string): asserts messages is readonly AnthropicMessage[] {
+function checkMessages(messages: unknown, where: string): asserts messages is readonly AnthropicWireMessage[] {
   if (!Array.isArray(messages)) throw new InvalidArgumentError(`${where}: messages must be an array`);
   for (let i = 0; i < messages.length; i++) {
     const m: unknown = messages[i];
@@ -172,10 +143,10 @@ function checkMessages(messages: unknown, where: string): asserts messages is re
 /**
  * Map of tool-call id to tool name, from every `tool_use` block of every assistant message
  * whose content is a list (plain objects and SDK objects alike; a later block with the same
- * id wins). Source: s06 `micro_compact`.
+ * id wins). Source: the reference's `micro_compact`.
  * @throws InvalidArgumentError on a malformed message list.
  */
-export function toolNamesById(messages: readonly AnthropicMessage[]): Map<string, string> {
+export function toolNamesById(messages: readonly AnthropicWireMessage[]): Map<string, string> {
   checkMessages(messages, 'toolNamesById');
   const names = new Map<string, string>();
   for (const m of messages) {
@@ -191,7 +162,7 @@ export function toolNamesById(messages: readonly AnthropicMessage[]): Map<string
 
 /**
  * Replace older tool results of an Anthropic-shaped transcript by `[Previous: used NAME]`
- * (s06 `micro_compact`, matched by `conformance/micro-vectors.json`).
+ * (the reference's `micro_compact`, matched by `conformance/micro-vectors.json`).
  *
  * Tool results are the `tool_result` blocks of user messages whose content is a list, in
  * order. Names come from {@link toolNamesById} ({@link UNKNOWN_TOOL} when missing). Which
@@ -203,7 +174,7 @@ export function toolNamesById(messages: readonly AnthropicMessage[]): Map<string
  * messages are the input objects themselves.
  * @throws InvalidArgumentError on a malformed list or options.
  */
-export function microCompact(messages: readonly AnthropicMessage[], options?: MicroOptions): AnthropicMessage[] {
+export function microCompact(messages: readonly AnthropicWireMessage[], options?: MicroOptions): AnthropicWireMessage[] {
   checkMessages(messages, 'microCompact');
   const opts = resolveMicro(options, 'microCompact');
   const where: Array<[number, number]> = [];
@@ -239,33 +210,33 @@ export function microCompact(messages: readonly AnthropicMessage[], options?: Mi
 }
 
 /**
- * The s06 token estimate of a transcript: `floor(len(str(messages)) / 4)` where `str` is
+ * The reference's token estimate of a transcript: `floor(len(str(messages)) / 4)` where `str` is
  * Python's repr of the list and `len` counts code points.
  * @returns tokens (estimate).
  * @throws InvalidArgumentError when a message holds a value that is not JSON-like.
  */
-export function estimateTranscriptTokens(messages: readonly AnthropicMessage[]): number {
+export function estimateTranscriptTokens(messages: readonly AnthropicWireMessage[]): number {
   return Math.floor(cpLen(pyRepr(messages)) / 4);
 }
 
 /**
  * One transcript line per message: Python `json.dumps(msg)` with default options
- * (ASCII-escaped, `', '` and `': '` separators) followed by `\n` (s06 `auto_compact`).
+ * (ASCII-escaped, `', '` and `': '` separators) followed by `\n` (the reference's `auto_compact`).
  * @throws InvalidArgumentError when a message holds a value JSON cannot hold.
  */
-export function transcriptJsonl(messages: readonly AnthropicMessage[]): string {
+export function transcriptJsonl(messages: readonly AnthropicWireMessage[]): string {
   const lines: string[] = new Array(messages.length);
   for (let i = 0; i < messages.length; i++) lines[i] = pyDumps(messages[i]) + '\n';
   return lines.join('');
 }
 
 /**
- * The summarisation prompt of s06 `auto_compact`: fixed instructions, an optional focus
+ * The summarisation prompt of the reference's `auto_compact`: fixed instructions, an optional focus
  * sentence, a blank line, then the last {@link SUMMARY_INPUT_CHARS} code points of
  * `json.dumps(messages)`.
  * @throws InvalidArgumentError when a message holds a value JSON cannot hold.
  */
-export function autoCompactPrompt(messages: readonly AnthropicMessage[], focus = ''): string {
+export function autoCompactPrompt(messages: readonly AnthropicWireMessage[], focus = ''): string {
   const focusLine = focus ? ` Pay special attention to preserving details about: ${focus}.` : '';
   return (
     'Summarize this conversation for continuity. Include: ' +
@@ -284,20 +255,17 @@ export function autoCompactPrompt(messages: readonly AnthropicMessage[], focus =
  */
 export type TranscriptWriter = (dir: string, name: string, data: string) => Promise<string | null> | string | null;
 
-/** A summariser: gets the prompt, resolves to the summary text (may throw or reject). */
-export type TranscriptSummarizer = (prompt: string, signal?: AbortSignal) => string | Promise<string>;
-
 /** The transcript could not be saved; nothing was compacted. */
 export class TranscriptError extends DlgError {}
 
 /**
  * Options of {@link autoCompact}.
- * - `writeTranscript` (required): where the JSONL goes (see `transcript-node.ts` for Node).
+ * - `writeTranscript` (required): where the JSONL goes (see `transcript-file.ts` for Node).
  * - `threshold`: compaction fires when the count is greater than this (tokens, default 50000).
  * - `transcriptDir`: directory handed to the writer (default `.transcripts`).
  * - `countTokens`: counter over a whole message list (default {@link estimateTranscriptTokens}).
  * - `now`: clock in milliseconds since the epoch (default `Date.now`); names use unix seconds.
- * - `force`: compact regardless of the threshold (the s06 manual `compact` tool).
+ * - `force`: compact regardless of the threshold (the reference's manual `compact` tool).
  * - `focus`: what the summary should pay attention to (appended to the prompt).
  * - `signal`: cancels the wait for the summariser (handed to it as its second argument); an
  *   aborted run is refused (`summarizer-failed`) without waiting for the summariser.
@@ -306,20 +274,17 @@ export interface AutoCompactOptions {
   writeTranscript: TranscriptWriter;
   threshold?: number;
   transcriptDir?: string;
-  countTokens?: (messages: readonly AnthropicMessage[]) => number;
+  countTokens?: (messages: readonly AnthropicWireMessage[]) => number;
   now?: () => number;
   force?: boolean;
   focus?: string;
   signal?: AbortSignal;
 }
 
-/** Why {@link autoCompact} kept the original messages. */
-export type AutoCompactRefusal = 'below-threshold' | 'summarizer-failed' | 'empty-summary' | 'not-shrinking';
-
 /** Result of {@link autoCompact}. */
 export interface AutoCompactResult {
   /** The new history (one summary message), or the input list itself when refused. */
-  messages: readonly AnthropicMessage[];
+  messages: readonly AnthropicWireMessage[];
   compacted: boolean;
   reason?: AutoCompactRefusal;
   /** The summariser's error when `reason` is `summarizer-failed`. */
@@ -335,7 +300,7 @@ export interface AutoCompactResult {
 const MAX_NAME_ATTEMPTS = 1000;
 
 /**
- * Save the whole transcript and replace it by a summary (s06 `auto_compact`).
+ * Save the whole transcript and replace it by a summary (the reference's `auto_compact`).
  *
  * 1. Count the messages (`countTokens`); at or below `threshold` (and not `force`) nothing
  *    happens (`reason: 'below-threshold'`).
@@ -351,11 +316,7 @@ const MAX_NAME_ATTEMPTS = 1000;
  * @throws InvalidArgumentError on malformed messages or options; TranscriptError when the
  *   transcript cannot be written (nothing is compacted then).
  */
-export async function autoCompact(
-  messages: readonly AnthropicMessage[],
-  summarizer: TranscriptSummarizer,
-  options: AutoCompactOptions,
-): Promise<AutoCompactResult> {
+export async function autoCompact(messages: readonly AnthropicWireMessage[], summarizer: Summarizer, options: AutoCompactOptions): Promise<AutoCompactResult> {
   checkMessages(messages, 'autoCompact');
   if (typeof summarizer !== 'function') throw new InvalidArgumentError('autoCompact: summarizer must be a function');
   if (!isObj(options)) throw new InvalidArgumentError('autoCompact: options must be an object');
@@ -371,12 +332,8 @@ export async function autoCompact(
   if (typeof dir !== 'string') throw new InvalidArgumentError('autoCompact: transcriptDir must be a string');
   if (typeof focus !== 'string') throw new InvalidArgumentError('autoCompact: focus must be a string');
   checkSignal(options.signal, 'autoCompact');
-  const checked = (n: unknown): number => {
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-      throw new InvalidArgumentError(`autoCompact: countTokens must return a non-negative integer, got ${String(n)}`);
-    }
-    return n;
-  };
+  const checked = (n: unknown): number =>
+    checkTokenCount(n, 'autoCompact', () => new InvalidArgumentError(`autoCompact: countTokens must return a non-negative integer, got ${String(n)}`));
   const before = checked(count(messages));
   if (!force && before <= threshold) return { messages, compacted: false, reason: 'below-threshold', tokensBefore: before };
 
@@ -406,7 +363,7 @@ export async function autoCompact(
   if (typeof summary !== 'string' || summary.trim() === '') {
     return { messages, compacted: false, reason: 'empty-summary', transcriptPath: path, tokensBefore: before };
   }
-  const out: AnthropicMessage[] = [{ role: 'user', content: `[Conversation compressed. Transcript: ${path}]\n\n${summary}` }];
+  const out: AnthropicWireMessage[] = [{ role: 'user', content: `[Conversation compressed. Transcript: ${path}]\n\n${summary}` }];
   const after = checked(count(out));
   if (after >= before) {
     return { messages, compacted: false, reason: 'not-shrinking', transcriptPath: path, tokensBefore: before, tokensAfter: after };

@@ -6,7 +6,7 @@
  * Configuration comes from arguments only; reading environment variables is the caller's job.
  */
 import { DlgError, InvalidArgumentError } from '../errors.js';
-import { fitsToks } from '../tokens/tokens.js';
+import { fitsToks } from '../tokens/index.js';
 
 /** What went wrong in a summariser request. */
 export type SummarizerErrorKind = 'too-large' | 'network' | 'timeout' | 'aborted' | 'http' | 'malformed' | 'empty';
@@ -105,7 +105,10 @@ export function httpSummarizer(options: HttpSummarizerOptions): HttpSummarizer {
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
     throw new InvalidArgumentError(`httpSummarizer: timeoutMs must be a positive number, got ${String(timeoutMs)}`);
   }
-  for (const [name, v] of [['maxRequestTokens', maxRequestTokens], ['maxResponseTokens', maxResponseTokens]] as const) {
+  for (const [name, v] of [
+    ['maxRequestTokens', maxRequestTokens],
+    ['maxResponseTokens', maxResponseTokens],
+  ] as const) {
     if (v !== undefined && (!Number.isSafeInteger(v) || v <= 0)) {
       throw new InvalidArgumentError(`httpSummarizer: ${name} must be a positive integer, got ${String(v)}`);
     }

@@ -1,65 +1,26 @@
 /**
- * Summary compaction planning (SPEC §9, "Summary planning"; behaviour pinned by
- * `conformance/summary-corpus.json`, the recorded cases of the openzot summary engine, and
- * described in seed 002).
- *
- * A conversation that approaches its token budget is split into an older head, which a model
- * condenses into one summary message, and a recent tail kept verbatim. This module holds the
- * pure parts: token estimates, the trigger decision, the split, the summary prompt, and the
- * merge of a finished summary back into the conversation. {@link summarizeCompaction} wires
- * them to an asynchronous summariser callback and refuses any result that would lose history.
- *
- * The split itself is exposed as a generic planner ({@link planSummarySplit}) over any list
- * with a pluggable token counter, so other message models (dialogs, canonical messages) can
- * reuse the same decision without converting to this module's message shape.
- *
- * Browser-safe: imports nothing from `node:`.
+ * Summary compaction of a transcript (SPEC §9 "Summary planning", pinned by
+ * `conformance/summary-corpus.json`): the older head of a conversation near its token budget
+ * is condensed into one summary message, the recent tail is kept verbatim. Pure parts (token
+ * estimates, trigger, split, prompt, merge) plus {@link summarizeCompaction}, which runs them
+ * with a summariser and refuses any result that would lose history. The split is also a
+ * generic planner ({@link planSummarySplit}) that dialogs reuse.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { lenToks } from '../tokens/tokens.js';
+import { checkTokenCount, lenToks, type ItemTokenCounter } from '../tokens/index.js';
+import type { SummaryRefusal } from './refusal.js';
+import { checkSignal, untilAborted, type Summarizer } from './summarizer.js';
+import type { SummaryMeta, SummaryWireMessage } from './wire.js';
 
-/** Compaction is not attempted on fewer messages than this (seed 002 `MinMessages`). */
+/** Compaction is not attempted on fewer messages than this (the corpus' `MinMessages`). */
 export const MIN_MESSAGES = 4;
-/** Fraction of the conversation kept verbatim when no explicit count is given (seed 002). */
+/** Fraction of the conversation kept verbatim when no explicit count is given. */
 export const KEEP_RECENT_RATIO = 0.25;
-/** Fraction of `maxTokens` at which compaction fires by default (seed 002). */
+/** Fraction of `maxTokens` at which compaction fires by default. */
 export const TRIGGER_RATIO = 0.9;
 
-/**
- * Message types the engine distinguishes. `instructions` is the system prompt: never
- * summarised, always moved to the front. Only `user`, `bot`, `context` and `reasoning`
- * reach the summary prompt; `activity` (tool calls and results) is summarised away silently.
- * Other strings pass through untouched.
- */
-export type SummaryMessageType = 'user' | 'bot' | 'context' | 'reasoning' | 'instructions' | 'activity';
-
-/** Provenance carried by a summary message this module produced (seed 002 `Summary`). */
-export interface SummaryMeta {
-  /** Always `true`: marks the message as produced by compaction. */
-  compacted: true;
-  /** How many messages the summary replaced. */
-  droppedCount: number;
-  /** Ids of the replaced messages that had one, in order; absent when none had an id. */
-  summarizedIds?: string[];
-}
-
-/**
- * The minimal message shape of the summary engine (seed 002 `Message`).
- * - `text`: the visible text.
- * - `payload`: anything the message costs outside its text (typically a rendered tool call
- *   and its result); it is priced together with `text`.
- * - `meta`: free-form metadata; summary messages carry a {@link SummaryMeta}.
- */
-export interface SummaryMessage {
-  id?: string;
-  type: SummaryMessageType | (string & {});
-  text: string;
-  payload?: string;
-  meta?: Record<string, unknown>;
-}
-
-/** A per-message token counter: returns a non-negative integer number of tokens. */
-export type MessageCounter<T = SummaryMessage> = (message: T) => number;
+/** Counts one summary-corpus message (see `ItemTokenCounter`). */
+type MessageCount = ItemTokenCounter<SummaryWireMessage>;
 
 /**
  * Options of {@link checkCompaction} and {@link splitMessagesForCompaction}.
@@ -77,25 +38,25 @@ export interface CompactionOptions {
   maxTokens: number;
   keepRecentCount?: number;
   triggerRatio?: number;
-  countTokens?: MessageCounter;
-  sameUnit?: (a: SummaryMessage, b: SummaryMessage) => boolean;
+  countTokens?: MessageCount;
+  sameUnit?: (a: SummaryWireMessage, b: SummaryWireMessage) => boolean;
 }
 
-/** Result of {@link splitMessagesForCompaction} (seed 002 `Split`). */
+/** Result of {@link splitMessagesForCompaction} (the corpus' `Split`). */
 export interface CompactionSplit {
   /** The older head to condense (instructions excluded). Empty when nothing is summarisable. */
-  messagesToSummarize: SummaryMessage[];
+  messagesToSummarize: SummaryWireMessage[];
   /** Instructions found in the head, then the recent tail, in order. */
-  messagesToKeep: SummaryMessage[];
+  messagesToKeep: SummaryWireMessage[];
 }
 
-/** Result of {@link checkCompaction} (seed 002 `Check`). */
+/** Result of {@link checkCompaction} (the corpus' `Check`). */
 export interface CompactionCheck {
   shouldCompact: boolean;
   /** The head to condense; empty when `shouldCompact` is false. */
-  messagesToSummarize: SummaryMessage[];
+  messagesToSummarize: SummaryWireMessage[];
   /** What to keep; empty when `shouldCompact` is false (the corpus omits it there). */
-  messagesToKeep: SummaryMessage[];
+  messagesToKeep: SummaryWireMessage[];
   /** The token count that drove the decision, reported either way. */
   estimatedTokens: number;
 }
@@ -124,13 +85,13 @@ export interface PlanOptions<T> {
   maxTokens: number;
   keepRecentCount?: number;
   triggerRatio?: number;
-  countTokens: MessageCounter<T>;
+  countTokens: ItemTokenCounter<T>;
   isPinned?: (item: T) => boolean;
   sameUnit?: (a: T, b: T) => boolean;
   force?: boolean;
 }
 
-function checkMessage(m: unknown, where: string): asserts m is SummaryMessage {
+function checkMessage(m: unknown, where: string): asserts m is SummaryWireMessage {
   if (m === null || typeof m !== 'object' || Array.isArray(m)) {
     throw new InvalidArgumentError(`${where}: a message must be an object, got ${m === null ? 'null' : typeof m}`);
   }
@@ -145,27 +106,20 @@ function checkMessage(m: unknown, where: string): asserts m is SummaryMessage {
   }
 }
 
-function checkList(ms: unknown, where: string): asserts ms is readonly SummaryMessage[] {
+function checkList(ms: unknown, where: string): asserts ms is readonly SummaryWireMessage[] {
   if (!Array.isArray(ms)) throw new InvalidArgumentError(`${where}: messages must be an array`);
   for (const m of ms) checkMessage(m, where);
-}
-
-function checkCount(n: unknown, where: string): number {
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new InvalidArgumentError(`${where}: a token counter must return a non-negative integer, got ${String(n)}`);
-  }
-  return n;
 }
 
 /**
  * The corpus token estimate of one message: `ceil(len / 4 * 1.25)` where `len` is the
  * UTF-16 length of `text` plus that of `payload` (no per-message overhead). The corpus only
- * has text; pricing the payload with it follows seed 002 (a tool call's payload is what the
- * provider charges for).
+ * has text; the payload is priced the same way (a tool call's payload is what the provider
+ * charges for).
  * @returns tokens (estimate), a non-negative integer.
  * @throws InvalidArgumentError when the message is not `{type: string, text: string, ...}`.
  */
-export function estimateMessageTokens(message: SummaryMessage): number {
+export function estimateMessageTokens(message: SummaryWireMessage): number {
   checkMessage(message, 'estimateMessageTokens');
   const len = message.text.length + (message.payload?.length ?? 0);
   return Math.ceil((len / 4) * 1.25);
@@ -176,7 +130,7 @@ export function estimateMessageTokens(message: SummaryMessage): number {
  * @returns tokens (estimate).
  * @throws InvalidArgumentError on a malformed list or message.
  */
-export function estimateMessagesTokens(messages: readonly SummaryMessage[]): number {
+export function estimateMessagesTokens(messages: readonly SummaryWireMessage[]): number {
   checkList(messages, 'estimateMessagesTokens');
   let total = 0;
   for (const m of messages) total += estimateMessageTokens(m);
@@ -189,7 +143,7 @@ export function estimateMessagesTokens(messages: readonly SummaryMessage[]): num
  * @returns tokens (o200k_base).
  * @throws InvalidArgumentError on a malformed message.
  */
-export const o200kCounter: MessageCounter = (message) => {
+export const o200kCounter: MessageCount = (message) => {
   checkMessage(message, 'o200kCounter');
   return lenToks(message.text + (message.payload ?? ''));
 };
@@ -198,7 +152,7 @@ export const o200kCounter: MessageCounter = (message) => {
  * Default tool-unit rule of the summary engine: two adjacent `activity` messages (a tool
  * call's request half and its result) are one unit and are never separated by a split.
  */
-export function defaultSameUnit(a: SummaryMessage, b: SummaryMessage): boolean {
+export function defaultSameUnit(a: SummaryWireMessage, b: SummaryWireMessage): boolean {
   return a.type === 'activity' && b.type === 'activity';
 }
 
@@ -259,7 +213,7 @@ export function planSummarySplit<T>(items: readonly T[], options: PlanOptions<T>
   checkNumbers(maxTokens, keepRecentCount, triggerRatio, 'planSummarySplit');
   if (typeof countTokens !== 'function') throw new InvalidArgumentError('planSummarySplit: countTokens must be a function');
   let total = 0;
-  for (const it of items) total += checkCount(countTokens(it), 'planSummarySplit');
+  for (const it of items) total += checkTokenCount(countTokens(it), 'planSummarySplit');
   const threshold = Math.floor(maxTokens * (triggerRatio ?? TRIGGER_RATIO));
   const declined: SummaryPlan = { shouldCompact: false, summarize: [], keep: [], estimatedTokens: total };
   if ((!force && total < threshold) || items.length < MIN_MESSAGES) return declined;
@@ -268,7 +222,7 @@ export function planSummarySplit<T>(items: readonly T[], options: PlanOptions<T>
   return { shouldCompact: true, summarize: split.summarize, keep: split.keep, estimatedTokens: total };
 }
 
-const isInstructions = (m: SummaryMessage): boolean => m.type === 'instructions';
+const isInstructions = (m: SummaryWireMessage): boolean => m.type === 'instructions';
 
 /**
  * Divide a conversation into the head to summarise and the tail to keep (corpus
@@ -281,7 +235,7 @@ const isInstructions = (m: SummaryMessage): boolean => m.type === 'instructions'
  * input message objects (not copies); inputs are never mutated.
  * @throws InvalidArgumentError on malformed messages or options.
  */
-export function splitMessagesForCompaction(messages: readonly SummaryMessage[], options: CompactionOptions): CompactionSplit {
+export function splitMessagesForCompaction(messages: readonly SummaryWireMessage[], options: CompactionOptions): CompactionSplit {
   checkList(messages, 'splitMessagesForCompaction');
   if (options === null || typeof options !== 'object') throw new InvalidArgumentError('splitMessagesForCompaction: options must be an object');
   checkNumbers(options.maxTokens, options.keepRecentCount, options.triggerRatio, 'splitMessagesForCompaction');
@@ -297,7 +251,7 @@ export function splitMessagesForCompaction(messages: readonly SummaryMessage[], 
  * @returns a {@link CompactionCheck}; both lists are empty when declining.
  * @throws InvalidArgumentError on malformed messages, options, or counter results.
  */
-export function checkCompaction(messages: readonly SummaryMessage[], options: CompactionOptions): CompactionCheck {
+export function checkCompaction(messages: readonly SummaryWireMessage[], options: CompactionOptions): CompactionCheck {
   checkList(messages, 'checkCompaction');
   if (options === null || typeof options !== 'object') throw new InvalidArgumentError('checkCompaction: options must be an object');
   const plan = planSummarySplit(messages, {
@@ -354,7 +308,7 @@ const PROMPT_TYPES = new Set(['user', 'bot', 'context', 'reasoning']);
  * @returns the prompt text.
  * @throws InvalidArgumentError on malformed messages.
  */
-export function buildCompactionSummaryPrompt(messages: readonly SummaryMessage[]): string {
+export function buildCompactionSummaryPrompt(messages: readonly SummaryWireMessage[]): string {
   checkList(messages, 'buildCompactionSummaryPrompt');
   const lines: string[] = [];
   for (const m of messages) if (PROMPT_TYPES.has(m.type)) lines.push(`[${m.type.toUpperCase()}]: ${m.text}`);
@@ -373,10 +327,10 @@ export function buildCompactionSummaryPrompt(messages: readonly SummaryMessage[]
  * @throws InvalidArgumentError on malformed messages or a non-string summary.
  */
 export function applyCompactionSummary(
-  messagesToKeep: readonly SummaryMessage[],
+  messagesToKeep: readonly SummaryWireMessage[],
   summaryText: string,
-  messagesToSummarize: readonly SummaryMessage[],
-): SummaryMessage[] {
+  messagesToSummarize: readonly SummaryWireMessage[],
+): SummaryWireMessage[] {
   checkList(messagesToKeep, 'applyCompactionSummary');
   checkList(messagesToSummarize, 'applyCompactionSummary');
   if (typeof summaryText !== 'string') throw new InvalidArgumentError('applyCompactionSummary: summaryText must be a string');
@@ -384,7 +338,7 @@ export function applyCompactionSummary(
   const n = messagesToSummarize.length;
   const meta: SummaryMeta = { compacted: true, droppedCount: n };
   if (ids.length > 0) meta.summarizedIds = ids;
-  const summary: SummaryMessage = {
+  const summary: SummaryWireMessage = {
     type: 'context',
     text: `[Conversation summary - ${n} earlier message(s) condensed]\n\n${summaryText.trim()}`,
     meta: meta as unknown as Record<string, unknown>,
@@ -394,54 +348,10 @@ export function applyCompactionSummary(
   return [...head, summary, ...rest];
 }
 
-/**
- * A summariser: gets a prompt, resolves to the summary text (may throw or reject). The
- * caller's abort signal, when one was given, comes second (honouring it is optional: an
- * aborted run is refused whether or not the summariser stops).
- */
-export type Summarizer = (prompt: string, signal?: AbortSignal) => string | Promise<string>;
-
-/**
- * Check an optional abort signal option (`undefined`/`null`, or an object with a boolean
- * `aborted` and `addEventListener`, as `AbortSignal` has).
- * @throws InvalidArgumentError naming `where` otherwise.
- */
-export function checkSignal(signal: unknown, where: string): void {
-  if (signal === undefined || signal === null) return;
-  const s = signal as Partial<AbortSignal>;
-  if (typeof s !== 'object' || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function') {
-    throw new InvalidArgumentError(`${where}: signal must be an AbortSignal`);
-  }
-}
-
-/**
- * Call `work` and wait for its result, unless `signal` aborts first: then reject at once with
- * the signal's reason (an `AbortError` DOMException by default; a `TimeoutError` for
- * `AbortSignal.timeout`), without waiting for `work` (a summariser that never settles cannot
- * hang the caller). An already aborted signal rejects without calling `work`. Without a
- * signal this is `await work()`. Used by every strategy that waits on a summariser; check
- * the signal first with {@link checkSignal}.
- */
-export function untilAborted<T>(work: () => T | Promise<T>, signal?: AbortSignal | null): Promise<T> {
-  if (signal === undefined || signal === null) return Promise.resolve().then(work);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve()
-      .then(work)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/** Why {@link summarizeCompaction} kept the original messages. */
-export type SummaryRefusal = 'not-needed' | 'summarizer-failed' | 'empty-summary' | 'not-shrinking';
-
 /** Result of {@link summarizeCompaction}. */
 export interface SummarizeResult {
   /** The compacted conversation, or the input list itself when refused. */
-  messages: readonly SummaryMessage[];
+  messages: readonly SummaryWireMessage[];
   compacted: boolean;
   /** Set when `compacted` is false. */
   reason?: SummaryRefusal;
@@ -465,7 +375,7 @@ export interface SummarizeResult {
  * @throws InvalidArgumentError on malformed messages or options (never for summariser faults).
  */
 export async function summarizeCompaction(
-  messages: readonly SummaryMessage[],
+  messages: readonly SummaryWireMessage[],
   summarizer: Summarizer,
   options: CompactionOptions & { force?: boolean; signal?: AbortSignal },
 ): Promise<SummarizeResult> {
@@ -498,7 +408,7 @@ export async function summarizeCompaction(
   }
   const out = applyCompactionSummary(keep, text, head);
   let after = 0;
-  for (const m of out) after += checkCount(count(m), 'summarizeCompaction');
+  for (const m of out) after += checkTokenCount(count(m), 'summarizeCompaction');
   if (after >= before) return { messages, compacted: false, reason: 'not-shrinking', tokensBefore: before, tokensAfter: after };
   return { messages: out, compacted: true, tokensBefore: before, tokensAfter: after };
 }

@@ -1,11 +1,13 @@
 /**
- * Node transcript writer for {@link autoCompact} (SPEC §9; s06 saves transcripts under
- * `.transcripts/`). Kept out of `micro.ts` so that module stays browser-safe.
+ * Node transcript writer for {@link autoCompact} (SPEC §9; transcripts go under
+ * `.transcripts/` by default). Kept out of `micro.ts` so that module stays browser-safe.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { autoCompact, type AnthropicMessage, type AutoCompactOptions, type AutoCompactResult, type TranscriptSummarizer, type TranscriptWriter } from './micro.js';
+import { autoCompact, type AutoCompactOptions, type AutoCompactResult, type TranscriptWriter } from './micro.js';
+import type { Summarizer } from './summarizer.js';
+import type { AnthropicWireMessage } from './wire.js';
 
 /** Error codes of filesystems without hard links, where we fall back to an exclusive create. */
 const NO_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
@@ -43,7 +45,7 @@ export const nodeTranscriptWriter: TranscriptWriter = async (dir, name, data) =>
       if (!NO_LINK.has(code(e) ?? '')) throw e;
     }
     // No hard links here: exclusive create of the final name (not atomic for readers).
-    let out;
+    let out: FileHandle;
     try {
       out = await open(final, 'wx');
     } catch (e) {
@@ -67,8 +69,8 @@ export const nodeTranscriptWriter: TranscriptWriter = async (dir, name, data) =>
  * Same result and errors as {@link autoCompact}.
  */
 export function autoCompactNode(
-  messages: readonly AnthropicMessage[],
-  summarizer: TranscriptSummarizer,
+  messages: readonly AnthropicWireMessage[],
+  summarizer: Summarizer,
   options: Partial<AutoCompactOptions> = {},
 ): Promise<AutoCompactResult> {
   return autoCompact(messages, summarizer, { ...options, writeTranscript: options.writeTranscript ?? nodeTranscriptWriter });

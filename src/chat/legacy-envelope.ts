@@ -1,0 +1,314 @@
+/**
+ * Legacy tool and token-usage envelopes (SPEC §6, §10.1): the `<details class='tool-usage-details'>`
+ * HTML blocks and pandoc `::: {.details .tool-usage-details}` divs older replies hold, and their
+ * `token-usage-details` counterparts, converted to current ```` ```json {.tool} ```` /
+ * ```` ```json {.usage} ```` blocks by {@link convTools} — the converter the conformance data were
+ * produced with (`conformance/README.md`).
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { parseJson, pyDumps, pyStrip } from '../python/index.js';
+import { blankRange, isBlank, lineAt, lineTable, scanLineFences, type FenceScan, type LineFence, type Lines } from './fences.js';
+import { USAGE_INFO } from './format.js';
+import { isLegacyToolRecord, legacyToCurrentRecord, toolBlockText } from './tool-block.js';
+
+const HTML_TOOL = "<details class='tool-usage-details'";
+const HTML_TOKEN = "<details class='token-usage-details'";
+const MD_ATTR = " markdown='1'";
+const DIV_TOOL = '::: {.details .tool-usage-details}';
+const DIV_TOKEN = '::: {.details .token-usage-details}';
+const DETAILS_CLOSE = '</details>';
+const SUMMARY_OPEN = '<summary>';
+const SUMMARY_CLOSE = '</summary>';
+
+/** Helpers over one text for envelope matching; every lookup is amortised O(1) or O(log n). */
+class EnvelopeContext {
+  readonly fenceAt = new Map<number, LineFence>();
+  /** Parsed legacy records by fence line (see `legacyRecord`). */
+  readonly records = new Map<number, LegacyRecord | null>();
+  readonly stop: number;
+  private readonly blank: Uint8Array;
+  private readonly nextNonBlankIdx: Int32Array;
+  private readonly nextFenceIdx: Int32Array;
+  private lastFrom = -1;
+  private lastHit = -1;
+
+  constructor(
+    readonly t: Lines,
+    scan: FenceScan,
+  ) {
+    const n = t.n;
+    for (const f of scan.fences) this.fenceAt.set(f.open, f);
+    this.stop = scan.unclosed < 0 ? n : scan.unclosed;
+    this.blank = new Uint8Array(n);
+    this.nextNonBlankIdx = new Int32Array(n + 1);
+    this.nextFenceIdx = new Int32Array(n + 1);
+    this.nextNonBlankIdx[n] = n;
+    this.nextFenceIdx[n] = n;
+    for (let i = n - 1; i >= 0; i--) {
+      this.blank[i] = blankRange(t.text, t.offs[i], t.cend[i]) ? 1 : 0;
+      this.nextNonBlankIdx[i] = this.blank[i] ? this.nextNonBlankIdx[i + 1] : i;
+      this.nextFenceIdx[i] = this.fenceAt.has(i) ? i : this.nextFenceIdx[i + 1];
+    }
+  }
+
+  /** First non-blank line at or after `i` (`n` if none). */
+  nextNonBlank(i: number): number {
+    return i >= this.t.n ? this.t.n : this.nextNonBlankIdx[i];
+  }
+
+  /** First line at or after `i` that opens a (closed) fence (`n` if none). */
+  nextFence(i: number): number {
+    return i >= this.t.n ? this.t.n : this.nextFenceIdx[i];
+  }
+
+  /** Offset of the first `</summary>` at or after `from`, or -1; searches resume (linear overall). */
+  summaryClose(from: number): number {
+    if (this.lastFrom >= 0 && from >= this.lastFrom && (this.lastHit < 0 || this.lastHit >= from)) return this.lastHit;
+    this.lastFrom = from;
+    this.lastHit = this.t.text.indexOf(SUMMARY_CLOSE, from);
+    return this.lastHit;
+  }
+
+  /** Index of the line containing offset `o`. */
+  lineOf(o: number): number {
+    const { offs } = this.t;
+    let lo = 0;
+    let hi = this.t.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (offs[mid] <= o) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The line's text without its break. */
+  content(i: number): string {
+    return lineAt(this.t, i);
+  }
+}
+
+/** A matched legacy envelope: the span it covers and its current-form replacement. */
+interface Envelope {
+  start: number;
+  end: number;
+  /** Line to continue scanning at. */
+  next: number;
+  replacement: string;
+}
+
+/**
+ * Match an HTML `<summary>…</summary>` starting at offset `at` (which must hold `<summary>`):
+ * the text after `</summary>` on its line must be blank, and the summary must end before the
+ * next fence opener. Returns the summary text and the line after it, or null.
+ */
+function matchSummary(cx: EnvelopeContext, at: number, atLine: number): { summary: string; after: number } | null {
+  const close = cx.summaryClose(at + SUMMARY_OPEN.length);
+  if (close < 0) return null;
+  const line = cx.lineOf(close);
+  if (line >= cx.stop || line >= cx.nextFence(atLine)) return null;
+  if (!blankRange(cx.t.text, close + SUMMARY_CLOSE.length, cx.t.cend[line])) return null;
+  return { summary: cx.t.text.slice(at + SUMMARY_OPEN.length, close), after: line + 1 };
+}
+
+/**
+ * The ```` ```json ```` fence at line `k` holding a legacy tool record, parsed; or null.
+ * Memoised per line: several envelope heads (each with a `<summary>` running to one shared
+ * `</summary>`) can lead to the same fence, and parsing its body once per head was quadratic.
+ */
+function legacyRecord(cx: EnvelopeContext, k: number): LegacyRecord | null {
+  let hit = cx.records.get(k);
+  if (hit === undefined) {
+    hit = parseLegacyRecord(cx, k);
+    cx.records.set(k, hit);
+  }
+  return hit;
+}
+
+type LegacyRecord = { fence: LineFence; rec: Record<string, unknown> & { call: Record<string, unknown> } };
+
+function parseLegacyRecord(cx: EnvelopeContext, k: number): LegacyRecord | null {
+  const fence = cx.fenceAt.get(k);
+  if (fence === undefined || fence.info !== 'json') return null;
+  let rec: unknown;
+  try {
+    rec = parseJson(cx.t.text.slice(cx.t.offs[fence.open + 1], cx.t.offs[fence.close]));
+  } catch {
+    return null;
+  }
+  return isLegacyToolRecord(rec) ? { fence, rec } : null;
+}
+
+/** Current-form block for a legacy record `{id, call: {function, arguments}, result, server}`. */
+function currentToolBlock(rec: LegacyRecord['rec']): string {
+  return toolBlockText(legacyToCurrentRecord(rec));
+}
+
+function currentUsageBlock(summary: string, detail: string): string {
+  return '```' + USAGE_INFO + '\n' + pyDumps({ summary, detail }, { ensureAscii: false }) + '\n```';
+}
+
+/** A single-line `` `detail` `` at line `k`: its text without the backticks, or null. */
+function detailLine(cx: EnvelopeContext, k: number): string | null {
+  if (k >= cx.stop || cx.fenceAt.has(k)) return null;
+  const c = pyStrip(lineAt(cx.t, k));
+  if (c.length < 2 || c.charCodeAt(0) !== 0x60 || c.charCodeAt(c.length - 1) !== 0x60) return null;
+  return c.slice(1, -1);
+}
+
+/** Closing line `d` (`</details>` or `:::`, trailing whitespace allowed): true if it is one. */
+function isCloseLine(cx: EnvelopeContext, d: number, tag: string): boolean {
+  if (d >= cx.stop) return false;
+  const { text, offs, cend } = cx.t;
+  return text.startsWith(tag, offs[d]) && offs[d] + tag.length <= cend[d] && blankRange(text, offs[d] + tag.length, cend[d]);
+}
+
+/**
+ * End offset of an envelope whose closing line is `d`. Token-usage envelopes also take that
+ * line's break when the reply ends there or a blank line follows (`conformance/reply.json`: a
+ * reply ending in `</details>\n` converts to one ending in the block's closing backticks);
+ * otherwise the break stays, so the block's closing line never runs into the next line's text.
+ */
+function closeEnd(cx: EnvelopeContext, d: number, usage: boolean): number {
+  const { t } = cx;
+  if (usage && (d + 1 >= t.n || blankRange(t.text, t.offs[d + 1], t.cend[d + 1]))) return t.offs[d + 1];
+  return t.cend[d];
+}
+
+/** Try to match a legacy envelope whose first line is line `i` (outside any fence). */
+function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
+  const { t } = cx;
+  const first = cx.content(i);
+  const start = t.offs[i];
+  // HTML forms
+  let kind: 'tool' | 'token' | null = null;
+  let rest = '';
+  if (first.startsWith(HTML_TOOL)) {
+    kind = 'tool';
+    rest = first.slice(HTML_TOOL.length);
+  } else if (first.startsWith(HTML_TOKEN)) {
+    kind = 'token';
+    rest = first.slice(HTML_TOKEN.length);
+  }
+  if (kind !== null) {
+    if (rest.startsWith(MD_ATTR)) rest = rest.slice(MD_ATTR.length);
+    if (!rest.startsWith('>')) return null;
+    rest = rest.slice(1);
+    let k: number;
+    let summary: string | null = null;
+    if (!isBlank(rest)) {
+      if (!rest.startsWith(SUMMARY_OPEN)) return null;
+      const m = matchSummary(cx, start + (first.length - rest.length), i);
+      if (m === null) return null;
+      summary = m.summary;
+      k = cx.nextNonBlank(m.after);
+    } else {
+      k = cx.nextNonBlank(i + 1);
+      if (k < cx.stop && !cx.fenceAt.has(k) && t.text.startsWith(SUMMARY_OPEN, t.offs[k])) {
+        const m = matchSummary(cx, t.offs[k], k);
+        if (m === null) return null;
+        summary = m.summary;
+        k = cx.nextNonBlank(m.after);
+      }
+    }
+    if (kind === 'tool') {
+      if (k >= cx.stop) return null;
+      const r = legacyRecord(cx, k);
+      if (r === null) return null;
+      const d = cx.nextNonBlank(r.fence.close + 1);
+      if (!isCloseLine(cx, d, DETAILS_CLOSE)) return null;
+      return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: currentToolBlock(r.rec) };
+    }
+    if (summary === null) return null;
+    const detail = detailLine(cx, k);
+    if (detail === null) return null;
+    const d = cx.nextNonBlank(k + 1);
+    if (!isCloseLine(cx, d, DETAILS_CLOSE)) return null;
+    return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail) };
+  }
+  // pandoc div forms
+  const head = pyStrip(first);
+  if (head !== DIV_TOOL && head !== DIV_TOKEN) return null;
+  let k = cx.nextNonBlank(i + 1);
+  let summary: string | null = null;
+  if (k < cx.stop && !cx.fenceAt.has(k) && lineAt(t, k).startsWith('## ')) {
+    summary = pyStrip(lineAt(t, k).slice(3));
+    k = cx.nextNonBlank(k + 1);
+  }
+  if (head === DIV_TOOL) {
+    if (k >= cx.stop) return null;
+    const r = legacyRecord(cx, k);
+    if (r === null) return null;
+    const d = cx.nextNonBlank(r.fence.close + 1);
+    if (!isCloseLine(cx, d, ':::')) return null;
+    return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: currentToolBlock(r.rec) };
+  }
+  if (summary === null) return null;
+  const detail = detailLine(cx, k);
+  if (detail === null) return null;
+  const d = cx.nextNonBlank(k + 1);
+  if (!isCloseLine(cx, d, ':::')) return null;
+  return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail) };
+}
+
+/**
+ * Convert legacy tool and token-usage envelopes in a reply to the current block form (the
+ * converter the conformance data were produced with; pinned by the `conv_tools` cases of
+ * `conformance/reply.json`, SPEC §6 and §10.1).
+ *
+ * Recognised, only at column 0 and only outside fenced blocks (so escaped copies inside JSON
+ * strings and examples inside code fences stay as they are):
+ * - `<details class='tool-usage-details'>` (optionally ` markdown='1'` before `>`), blank
+ *   lines, an optional `<summary>…</summary>` (may span lines, must end its line), blank
+ *   lines, a ```` ```json ```` fence holding `{id, call: {function, arguments}, result,
+ *   server?}`, blank lines, a `</details>` line. Becomes ```` ```json {.tool} ```` with
+ *   `{id, name, args, result, server}` written as Python `json.dumps(indent=2,
+ *   ensure_ascii=False)` — `server` only when truthy, `result` only when present, `id` null
+ *   when absent, `args` `{}` when absent or null.
+ * - `::: {.details .tool-usage-details}`, an optional `## summary` line, the same fence, a
+ *   `:::` line: likewise.
+ * - `<details class='token-usage-details'>` (optionally ` markdown='1'`) with
+ *   `<summary>S</summary>`, a single line `` `D` ``, and `</details>`; or
+ *   `::: {.details .token-usage-details}`, `## S`, `` `D` ``, `:::`. Becomes
+ *   ```` ```json {.usage} ```` with `{"summary": S, "detail": D}` on one line; these envelopes
+ *   also take the line break after their closing line when the reply ends there or a blank
+ *   line follows (so a reply ending in one ends with the block's closing backticks).
+ *
+ * An envelope whose JSON does not parse, or whose shape differs, is left verbatim. Everything
+ * outside envelopes is copied unchanged, current blocks included; a reply without envelopes is
+ * returned as is.
+ *
+ * @param reply the reply text (after the separator).
+ * @returns the reply with every recognised envelope replaced. Linear in the reply's size.
+ * @throws InvalidArgumentError if `reply` is not a string.
+ */
+export function convTools(reply: string): string {
+  if (typeof reply !== 'string') throw new InvalidArgumentError(`convTools: reply must be a string, got ${typeof reply}`);
+  if (!reply.includes('-usage-details')) return reply;
+  const t = lineTable(reply);
+  const cx = new EnvelopeContext(t, scanLineFences(t));
+  const out: string[] = [];
+  let copied = 0;
+  let i = 0;
+  while (i < cx.stop) {
+    const f = cx.fenceAt.get(i);
+    if (f !== undefined) {
+      i = f.close + 1;
+      continue;
+    }
+    const c0 = reply.charCodeAt(t.offs[i]);
+    if (c0 === 0x3c /* < */ || c0 === 0x3a /* : */) {
+      const env = matchEnvelope(cx, i);
+      if (env !== null) {
+        out.push(reply.slice(copied, env.start), env.replacement);
+        copied = env.end;
+        i = env.next;
+        continue;
+      }
+    }
+    i++;
+  }
+  if (copied === 0) return reply;
+  out.push(reply.slice(copied));
+  return out.join('');
+}

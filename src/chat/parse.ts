@@ -1,0 +1,167 @@
+/**
+ * Reading a reply into canonical messages (SPEC §6): {@link parseToolBlocks} cuts the cleaned
+ * reply into text runs and tool blocks, {@link fmt2hist} (the reference's name) walks them into
+ * assistant / tool messages.
+ *
+ * Pipeline of {@link fmt2hist} (it mirrors how the conformance data were produced — the Python
+ * reference run on the output of `conv_tools`, see `conformance/README.md`):
+ *
+ * 1. `convTools` (legacy-envelope.ts): legacy envelopes become current blocks.
+ * 2. Usage blocks are removed, then think spans (`cleanReply`, clean.ts).
+ * 3. `scanFences` (fences.ts) finds the tool blocks; the text between them and the blocks are
+ *    walked into assistant / tool messages.
+ * 4. Assistant texts are split at ```` `````result ```` fences; a history ending with a tool
+ *    message gets a final assistant text `.`.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { pyStrip } from '../python/index.js';
+import { cleanReply } from './clean.js';
+import { lineTable, scanLineFences, toFence } from './fences.js';
+import { RESULT_CLOSE, RESULT_OPEN, TOOL_INFO } from './format.js';
+import type { Msg, Part, ToolResultPart, ToolUsePart } from './message.js';
+import { readToolBlock, type ReplyItem } from './tool-block.js';
+
+/**
+ * Split a reply into the text runs and tool blocks that {@link fmt2hist} walks (SPEC §6).
+ *
+ * The reply is first cleaned ({@link cleanReply}: legacy envelopes converted, usage blocks and
+ * think spans removed). Then every fenced block ({@link scanFences}) whose info string is
+ * exactly `json {.tool}` and whose body is a JSON object of the expected shape (`id` string or
+ * null/absent, `name` string or absent, `args` object or null/absent; other keys free)
+ * becomes a {@link ReplyTool}; anything else — bad JSON, other info strings, indented fences —
+ * stays inside the surrounding text.
+ *
+ * @param reply the reply text.
+ * @returns `{clean, items}`: the cleaned reply and its pieces in order. Every gap between
+ *   tool blocks, even a lone line break, is a text item, so concatenating each text item's
+ *   `text` and each tool item's `clean.slice(fence.start, fence.end)` gives back `clean`. A
+ *   reply without tool blocks is one text item (no items at all for `''`).
+ * @throws InvalidArgumentError if `reply` is not a string.
+ */
+export function parseToolBlocks(reply: string): { clean: string; items: ReplyItem[] } {
+  if (typeof reply !== 'string') throw new InvalidArgumentError(`parseToolBlocks: reply must be a string, got ${typeof reply}`);
+  const clean = cleanReply(reply);
+  const items: ReplyItem[] = [];
+  let pos = 0;
+  const pushText = (end: number): void => {
+    if (end > pos) items.push({ kind: 'text', text: clean.slice(pos, end), start: pos, end });
+  };
+  if (clean.includes(TOOL_INFO)) {
+    const t = lineTable(clean);
+    for (const lf of scanLineFences(t).fences) {
+      if (lf.info !== TOOL_INFO) continue;
+      const fence = toFence(t, lf);
+      const body = readToolBlock(fence.body);
+      if (body === null) continue;
+      pushText(fence.start);
+      items.push({ kind: 'tool', ...body, fence });
+      pos = fence.end;
+    }
+  }
+  pushText(clean.length);
+  return { clean, items };
+}
+
+/** Split one stripped assistant text at `` `````result `` fences: [asst, fence, asst, …]. */
+function splitResultFences(text: string): string[] | null {
+  let a = text.indexOf(RESULT_OPEN);
+  if (a < 0) return null;
+  const pieces: string[] = [];
+  let copied = 0;
+  while (a >= 0) {
+    const b = text.indexOf(RESULT_CLOSE, a + RESULT_OPEN.length);
+    if (b < 0) break;
+    const end = b + RESULT_CLOSE.length;
+    pieces.push(text.slice(copied, a), text.slice(a, end));
+    copied = end;
+    a = text.indexOf(RESULT_OPEN, copied);
+  }
+  if (pieces.length === 0) return null;
+  pieces.push(text.slice(copied));
+  return pieces;
+}
+
+/** Apply the result-fence split to every assistant message (parts after a split move along). */
+function splitAssistants(msgs: Msg[]): Msg[] {
+  const out: Msg[] = [];
+  for (const m of msgs) {
+    if (m.role !== 'assistant') {
+      out.push(m);
+      continue;
+    }
+    let cur: Part[] = [];
+    for (const p of m.content) {
+      const pieces = p.type === 'text' ? splitResultFences(p.text) : null;
+      if (pieces === null) {
+        cur.push(p);
+        continue;
+      }
+      for (let k = 0; k < pieces.length; k++) {
+        if (k % 2 === 1) {
+          if (cur.length > 0) out.push({ role: 'assistant', content: cur });
+          out.push({ role: 'user', content: [{ type: 'text', text: pieces[k] }] });
+          cur = [];
+        } else {
+          const s = pyStrip(pieces[k]);
+          if (s !== '') cur.push({ type: 'text', text: s });
+        }
+      }
+    }
+    if (cur.length > 0) out.push({ role: 'assistant', content: cur });
+  }
+  return out;
+}
+
+/**
+ * Parse a reply into canonical messages (the reference's `fmt2hist`, SPEC §6; pinned by the
+ * `fmt2hist` cases of `conformance/reply.json` and every `dialogs/NNN.parts.json`).
+ *
+ * Walks {@link parseToolBlocks}: each non-blank text run becomes a Python-stripped text part of
+ * the current assistant message, first closing the pending assistant + tool pair when calls
+ * are pending; each tool block with an id and not marked `server` adds a `tool_use` part
+ * (`arguments` = the block's `args`, numbers as `LosslessNumber`) to the assistant message and
+ * a `tool_result` (text per {@link resultText}) to the pending tool message; server calls and
+ * id-less blocks are dropped. Then assistant texts are split at
+ * `` \n`````result\n…\n`````\n `` fences into assistant / user (the fence text, line breaks
+ * included) / assistant messages, and a history ending with a tool message gets a final
+ * assistant text `.`. A reply with nothing left (blank, or only dropped blocks) gives one
+ * assistant text `.`.
+ *
+ * Invariants of the output: at least one message; every message has at least one part; it
+ * ends with an assistant message; every tool message directly follows the assistant message
+ * whose calls it answers, results in call order.
+ *
+ * @param reply the reply text (after the separator). Never throws for a string.
+ * @returns the messages (roles `assistant`, `tool`, and `user` only for result fences).
+ * @throws InvalidArgumentError if `reply` is not a string.
+ */
+export function fmt2hist(reply: string): Msg[] {
+  if (typeof reply !== 'string') throw new InvalidArgumentError(`fmt2hist: reply must be a string, got ${typeof reply}`);
+  const { items } = parseToolBlocks(reply);
+  const msgs: Msg[] = [];
+  let asst: Part[] = [];
+  let pend: ToolResultPart[] = [];
+  const flush = (): void => {
+    if (asst.length > 0) msgs.push({ role: 'assistant', content: asst });
+    if (pend.length > 0) msgs.push({ role: 'tool', content: pend });
+    asst = [];
+    pend = [];
+  };
+  for (const it of items) {
+    if (it.kind === 'text') {
+      const s = pyStrip(it.text);
+      if (s === '') continue;
+      if (pend.length > 0) flush();
+      asst.push({ type: 'text', text: s });
+    } else {
+      if (it.id === null || it.server) continue;
+      const use: ToolUsePart = { type: 'tool_use', id: it.id, name: it.name, arguments: it.args };
+      asst.push(use);
+      pend.push({ type: 'tool_result', id: it.id, name: it.name, text: it.resultText });
+    }
+  }
+  flush();
+  const out = splitAssistants(msgs);
+  if (out.length === 0 || out[out.length - 1].role === 'tool') out.push({ role: 'assistant', content: [{ type: 'text', text: '.' }] });
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * One file's job and its outcome, as plain data: a job is built by the input planner, crosses
+ * to a worker thread by structured cloning, and comes back as a report or a failure.
+ */
+import type { ClassTokens } from '../tokens/index.js';
+import type { Policy } from '../dsl/render.js';
+import type { SummarizeDialogRefusal } from '../strategies/refusal.js';
+import type { MicroSettings, Strategy, SummarySettings } from './options.js';
+
+/** One file's job: everything {@link processFile} needs (structured-cloneable for workers). */
+export interface FileJob {
+  /** Position in the run; reports are printed in this order. */
+  index: number;
+  /** The input as the user named it (`-` for standard input). */
+  path: string;
+  /** Absolute path to read, or `null` when `bytes` holds the input (standard input). */
+  source: string | null;
+  bytes?: Uint8Array;
+  /** Name used in error messages (`<stdin>` for standard input). */
+  name: string;
+  /** The output as shown to the user (`-` for standard output). */
+  output: string;
+  /** Absolute path to write, or `null` for standard output. */
+  target: string | null;
+  mode: 'flat' | 'dialog';
+  to: 'ipynb' | 'md';
+  check: boolean;
+  policy: Partial<Policy>;
+  strategy: Strategy;
+  summary?: SummarySettings;
+  micro?: MicroSettings;
+}
+
+/**
+ * What happened to the output: `written`, `unchanged` (identical bytes already on disk, not
+ * rewritten), `would write` (`--check`: missing or different on disk), `printed` (sent to
+ * standard output), `would print` (`--check` with standard output).
+ */
+export type FileStatus = 'written' | 'unchanged' | 'would write' | 'printed' | 'would print';
+
+/** What a summary did or would do (`--strategy summary`). */
+export interface SummaryOutcome {
+  /** The summariser's label: `dsl` or `http:MODEL`. */
+  summarizer: string;
+  /** Number of cells replaced (or that would be) by the note. */
+  replaced: number;
+  /** Their ids, in order. */
+  ids: string[];
+}
+
+/** What a micro-compaction did or would do (`--strategy micro`). */
+export interface MicroOutcome {
+  /** The cleared tool results: the prompt cell holding each, and the tool's name. */
+  cleared: { messageId: string; tool: string }[];
+  /** Replies that would have changed but could not be rewritten safely (left as they were). */
+  refused: { messageId: string; reason: string }[];
+}
+
+/** A file processed successfully. Token counts are o200k_base tokens. */
+export interface FileReport {
+  index: number;
+  path: string;
+  output: string;
+  status: FileStatus;
+  strategy: Strategy;
+  messages: number;
+  prompts: number;
+  toolCalls: number;
+  /** Tokens of the input dialog by class (`measureDialog`). */
+  before: ClassTokens;
+  /**
+   * Tokens of the output: the flat document's (`measureFlat`) or the output dialog's
+   * (`measureDialog`); `null` when unknown (`--check` with an LLM summariser, never called).
+   */
+  after: ClassTokens | null;
+  /** Short text for the report line, in parentheses after the status (summary and micro). */
+  note?: string;
+  /** Why a summary was refused (status `unchanged`, nothing written). */
+  reason?: SummarizeDialogRefusal;
+  summary?: SummaryOutcome;
+  micro?: MicroOutcome;
+  /** The document for standard output (status `printed` only). */
+  text?: string;
+}
+
+/** A file that failed; `error` is a one-line message naming the file (and cell when known). */
+export interface FileFailure {
+  index: number;
+  path: string;
+  error: string;
+}
+
+/** The outcome of {@link processFile}: a report, or a failure (told apart by `'error' in r`). */
+export type FileResult = FileReport | FileFailure;
+
+/** True when `r` is a failure (rather than a job or a report). */
+export function isFailure(r: FileResult | FileJob): r is FileFailure {
+  return 'error' in r;
+}

@@ -1,0 +1,249 @@
+/**
+ * The command line: commander's definitions of the arguments and options (with the help text),
+ * and their validation into {@link CliOptions}: which combinations make sense, and the LLM
+ * summariser's settings from the flags and the environment.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { Command, InvalidArgumentError as OptionValueError, Option } from 'commander';
+import type { Policy } from '../dsl/render.js';
+import { LlmSettingsError, llmSettingsFromEnv, type LlmSettings } from '../strategies/llm-settings.js';
+import { UsageError } from './errors.js';
+import type { CliIO } from './io.js';
+
+export type { LlmSettings } from '../strategies/llm-settings.js';
+
+/** The compaction strategy: `dsl` (the flat or dialog DSL forms), `summary` or `micro`. */
+export type Strategy = 'dsl' | 'summary' | 'micro';
+
+/** Settings of `--strategy summary` (plain data: it travels to worker threads). */
+export interface SummarySettings {
+  /**
+   * `--max-tokens`: the context budget in tokens (o200k_base, AI-visible text of the cells);
+   * summary happens when the dialog reaches 90% of it. Absent: forced, whatever the size.
+   * With an LLM it also caps the summary request (`maxRequestTokens`).
+   */
+  maxTokens?: number;
+  /** `--keep-recent`: cells kept verbatim at the end (default: the planner's). */
+  keepRecent?: number;
+  /** The HTTP summariser's settings; absent: the offline DSL summariser. */
+  llm?: LlmSettings;
+}
+
+/** Settings of `--strategy micro`. */
+export interface MicroSettings {
+  /** `--keep-recent`: newest tool results kept (default 3). */
+  keepRecent?: number;
+}
+
+/** Options of one run, after parsing and validation. */
+export interface CliOptions {
+  mode: 'flat' | 'dialog';
+  to: 'ipynb' | 'md';
+  /** `--to` was given: standard output then gets that form too (by default it gets Markdown). */
+  toExplicit?: boolean;
+  inPlace: boolean;
+  output?: string;
+  check: boolean;
+  json: boolean;
+  jobs: number;
+  progress: boolean;
+  policy: Partial<Policy>;
+  strategy: Strategy;
+  /** Set when `strategy` is `summary`. */
+  summary?: SummarySettings;
+  /** Set when `strategy` is `micro`. */
+  micro?: MicroSettings;
+}
+
+/** The package's version, read from package.json next to `src/` or `dist/`. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const EXAMPLES = `
+Outputs go beside each input as <stem>-comp.ipynb (or <stem>-comp.md with --to md); the input
+is never written except with --in-place (--mode dialog, or --strategy micro). An output whose
+bytes would not change is left alone and reported "unchanged". Quote globs to let dlg-compact
+expand them; a directory stands for every *.ipynb below it (checkpoints excluded).
+
+Strategies (--strategy): dsl (default) renders the flat document or, with --mode dialog, the
+compacted replies; summary replaces the older cells by one summary note (forced, or only when
+the dialog reaches 90% of --max-tokens; a summary that is not needed or would not shrink the
+dialog writes nothing and is reported "unchanged"); micro replaces older tool results inside
+replies by "[Previous: used NAME]". Both write notebooks. The summary is the compact DSL of the
+replaced cells (offline) unless --llm-url/--llm-model is given or DLG_COMPACT_MODEL is set:
+then an OpenAI-compatible chat endpoint writes it (base URL also from DLG_COMPACT_BASE_URL or
+OPENAI_BASE_URL, model also from OPENAI_MODEL, key from DLG_COMPACT_API_KEY or OPENAI_API_KEY;
+OPENAI_MODEL alone never sends a dialog anywhere).
+
+Examples:
+  dlg-compact notebooks/demo.ipynb                 # flat document as notebooks/demo-comp.ipynb
+  dlg-compact --to md notebooks/demo.ipynb         # ... as Markdown, notebooks/demo-comp.md
+  dlg-compact --mode dialog notebooks/demo.ipynb   # runnable compacted copy, ids kept
+  dlg-compact --mode dialog --in-place 'nbs/**/*.ipynb' --jobs 2
+  dlg-compact --asst-toks 300 --result-toks 80 demo.ipynb -o - | less
+  cat demo.ipynb | dlg-compact - > demo.md         # flat Markdown from stdin to stdout
+  dlg-compact --check --json nbs/                  # what would change, one JSON record per file
+  dlg-compact --strategy summary --max-tokens 100000 --keep-recent 6 nbs/
+  dlg-compact --strategy micro --in-place --check demo.ipynb   # which tool results would go
+  dlg-compact --strategy summary --llm-url http://127.0.0.1:8080/v1 --llm-model qwen demo.ipynb
+
+Exit status: 0 all done; 1 some file failed (and with --check: some output would be written);
+2 usage error. A failed summariser fails its file. With --check nothing is written;
+standard-output targets never count as changes. Reports go to standard output, or to standard
+error when a document is written to standard output.`;
+
+/** Parse a non-negative integer option value (commander calls it; throws its usage error). */
+function nonNegInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new OptionValueError('expected a non-negative integer');
+  return n;
+}
+
+/** Parse a positive integer option value. */
+function posInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new OptionValueError('expected a positive integer');
+  return n;
+}
+
+/** The commander program of `dlg-compact`; its output goes to `io`, its error messages to `onError`. */
+export function buildProgram(io: CliIO, onError: (msg: string) => void): Command {
+  return new Command('dlg-compact')
+    .description('Compact LLM dialogs kept as Jupyter notebooks into token-bounded documents.')
+    .argument('<inputs...>', 'notebooks (.ipynb), quoted globs, directories, or - for standard input')
+    .addOption(
+      new Option('--mode <mode>', 'flat: one raw cell holding the flat document; dialog: compact prompts in a runnable copy')
+        .choices(['flat', 'dialog'])
+        .default('flat'),
+    )
+    .addOption(new Option('--to <format>', 'flat mode output format (default: ipynb, or md when -o ends in .md)').choices(['ipynb', 'md']))
+    .option('-o, --output <path>', 'output file for a single input; - for standard output')
+    .option('-i, --in-place', 'with --mode dialog or --strategy micro: overwrite each input atomically')
+    .option('--user-toks <n>', 'token budget of prompts, notes and raw cells (default 2000)', nonNegInt)
+    .option('--asst-toks <n>', 'token budget of each reply text (default 150)', nonNegInt)
+    .option('--call-toks <n>', 'token budget of each tool call and code cell source (default 60)', nonNegInt)
+    .option('--result-toks <n>', 'token budget of each tool result and code output (default 35)', nonNegInt)
+    .addOption(
+      new Option(
+        '--strategy <name>',
+        'dsl: the DSL forms (--mode); summary: older cells -> one summary note; micro: clear older tool results (both write notebooks)',
+      )
+        .choices(['dsl', 'summary', 'micro'])
+        .default('dsl'),
+    )
+    .option('--max-tokens <n>', 'summary: context budget; summarise when the dialog reaches 90% of it (default: always)', posInt)
+    .option(
+      '--keep-recent <n>',
+      'summary: cells kept verbatim at the end (default: a quarter, at least 2); micro: newest tool results kept (default 3)',
+      nonNegInt,
+    )
+    .option('--llm-url <url>', 'summary: let the OpenAI-compatible API at URL write the summary (e.g. http://127.0.0.1:8080/v1)')
+    .option('--llm-model <name>', 'summary: model of the LLM summariser (default $DLG_COMPACT_MODEL, $OPENAI_MODEL)')
+    .option('--check', 'write nothing; report what would change; exit 1 if some output would be written')
+    .option('--json', 'one JSON record per file instead of the text report')
+    .option('-j, --jobs <n>', 'process files in N worker threads (at most one per CPU)', posInt, 1)
+    .option('--no-progress', 'no progress bar (shown on standard error when it is a terminal)')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show this help')
+    .addHelpText('after', EXAMPLES)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void io.stderr.write(s),
+      outputError: (s) => onError(s),
+    });
+}
+
+/**
+ * The LLM summariser's settings, or `undefined` for the offline DSL one (`llmSettingsFromEnv`:
+ * an LLM is used only when asked for, by `--llm-url`, `--llm-model` or `DLG_COMPACT_MODEL`;
+ * `OPENAI_*` variables fill in the rest but never switch it on by themselves).
+ * @throws UsageError for an empty flag, or settings that cannot be used (no model, a base URL
+ *   that is not an http(s) URL).
+ */
+function llmSettings(o: Record<string, unknown>, env: CliIO['env']): LlmSettings | undefined {
+  const url = o.llmUrl as string | undefined;
+  const model = o.llmModel as string | undefined;
+  if (url === '' || model === '') throw new UsageError(`${url === '' ? '--llm-url' : '--llm-model'} must not be empty`);
+  try {
+    return llmSettingsFromEnv(env, { url, model }) ?? undefined;
+  } catch (err) {
+    if (!(err instanceof LlmSettingsError)) throw err;
+    if (err.problem === 'no-model') throw new UsageError('the LLM summariser needs a model: --llm-model NAME (or DLG_COMPACT_MODEL, OPENAI_MODEL)');
+    throw new UsageError(err.message);
+  }
+}
+
+/**
+ * Turn commander's option values into {@link CliOptions}, checking the combinations.
+ * `explicit(name)` tells whether the user gave the option (rather than its default).
+ */
+export function toOptions(o: Record<string, unknown>, explicit: (name: string) => boolean, env: CliIO['env']): CliOptions {
+  const policy: Partial<Policy> = {};
+  if (o.userToks !== undefined) policy.userToks = o.userToks as number;
+  if (o.asstToks !== undefined) policy.asstToks = o.asstToks as number;
+  if (o.callToks !== undefined) policy.callToks = o.callToks as number;
+  if (o.resultToks !== undefined) policy.resultToks = o.resultToks as number;
+  const strategy = o.strategy as Strategy;
+  const output = o.output as string | undefined;
+  const inPlace = o.inPlace === true;
+  const given = (names: string[]) => names.filter((n) => o[n] !== undefined);
+  const flag = (n: string) => '--' + n.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+  let mode = o.mode as 'flat' | 'dialog';
+  let summary: SummarySettings | undefined;
+  let micro: MicroSettings | undefined;
+  if (strategy === 'dsl') {
+    const wrong = given(['maxTokens', 'keepRecent', 'llmUrl', 'llmModel']);
+    if (wrong.length > 0) throw new UsageError(`${flag(wrong[0]!)} needs --strategy ${wrong[0] === 'keepRecent' ? 'summary or micro' : 'summary'}`);
+  } else {
+    if (explicit('mode') && mode === 'flat') throw new UsageError(`--strategy ${strategy} writes a dialog notebook; it cannot be combined with --mode flat`);
+    if (explicit('to') && o.to === 'md') throw new UsageError(`--strategy ${strategy} writes a dialog notebook; it cannot be combined with --to md`);
+    mode = 'dialog';
+    const keepRecent = o.keepRecent as number | undefined;
+    if (strategy === 'micro') {
+      const wrong = given(['maxTokens', 'llmUrl', 'llmModel', 'userToks', 'asstToks', 'callToks', 'resultToks']);
+      if (wrong.length > 0) throw new UsageError(`${flag(wrong[0]!)} has no effect with --strategy micro`);
+      micro = keepRecent === undefined ? {} : { keepRecent };
+    } else {
+      if (inPlace) {
+        throw new UsageError('--in-place cannot be used with --strategy summary: the summary note names the input as the full original, which must be kept');
+      }
+      const llm = llmSettings(o, env);
+      if (llm !== undefined) {
+        const wrong = given(['userToks', 'asstToks', 'callToks', 'resultToks']);
+        if (wrong.length > 0) throw new UsageError(`${flag(wrong[0]!)} has no effect with an LLM summariser (it shapes the offline DSL summary)`);
+      }
+      summary = {};
+      if (o.maxTokens !== undefined) summary.maxTokens = o.maxTokens as number;
+      if (keepRecent !== undefined) summary.keepRecent = keepRecent;
+      if (llm !== undefined) summary.llm = llm;
+    }
+  }
+  let to = (o.to as 'ipynb' | 'md' | undefined) ?? 'ipynb';
+  if (!explicit('to') && mode === 'flat' && output !== undefined && extname(output).toLowerCase() === '.md') to = 'md';
+  if (inPlace && mode !== 'dialog') throw new UsageError('--in-place needs --mode dialog or --strategy micro (the flat forms are new files)');
+  if (inPlace && output !== undefined) throw new UsageError('--in-place and --output are exclusive');
+  if (mode === 'dialog' && to === 'md') throw new UsageError('--to md makes a flat document; it cannot be combined with --mode dialog');
+  if (mode === 'dialog' && output !== undefined && extname(output).toLowerCase() === '.md') {
+    throw new UsageError(`${strategy === 'dsl' ? '--mode dialog' : `--strategy ${strategy}`} writes a notebook; -o ${output} names a Markdown file`);
+  }
+  return {
+    mode,
+    to,
+    toExplicit: explicit('to'),
+    inPlace,
+    output,
+    policy,
+    strategy,
+    ...(summary ? { summary } : {}),
+    ...(micro ? { micro } : {}),
+    check: o.check === true,
+    json: o.json === true,
+    jobs: o.jobs as number,
+    progress: o.progress !== false,
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * One file's processing: read and parse the notebook, apply the job's strategy (the DSL forms,
+ * SPEC §8; a summary or micro-compaction, SPEC §9), and write the output when its bytes change.
+ * Runs in the main thread or in a worker thread (`--jobs N`).
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, relative } from 'node:path';
+import { DlgError } from '../errors.js';
+import { dumpsIpynb, readsIpynbBytes } from '../notebook/index.js';
+import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
+import { compactDialog, measureFlat } from '../dialog/compact.js';
+import { flatNotebook } from '../notebook/flat-notebook.js';
+import { measureDialog } from '../dialog/measure.js';
+import type { ClassTokens } from '../tokens/index.js';
+import type { Dialog } from '../dialog/dialog.js';
+import { seededIds } from '../dialog/ids.js';
+import { planDialogSummary, summarizeDialog, type SummarizeDialogOptions } from '../dialog/summarize.js';
+import { dslSummarizer, httpDialogSummarizer, type DialogSummarizer } from '../dialog/summarizers.js';
+import { microCompactDialog } from '../dialog/micro.js';
+import { isFailureRefusal, type SummarizeDialogRefusal } from '../strategies/refusal.js';
+import { SummaryFailedError, fsError } from './errors.js';
+import type { FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
+
+/** At most this many cell ids are listed in a report line (the JSON record has them all). */
+const IDS_SHOWN = 8;
+
+function idList(ids: readonly string[]): string {
+  return ids.length <= IDS_SHOWN ? ids.join(', ') : ids.slice(0, IDS_SHOWN).join(', ') + ', …';
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What a strategy produced: the output text (`null`: nothing to write) and the report's extras. */
+interface Produced {
+  text: string | null;
+  after: ClassTokens | null;
+  note?: string;
+  reason?: SummarizeDialogRefusal;
+  summary?: SummaryOutcome;
+  micro?: MicroOutcome;
+}
+
+/** The summariser of a job: the LLM one when configured, else the offline DSL one. */
+function jobSummarizer(job: FileJob): DialogSummarizer {
+  const llm = job.summary?.llm;
+  return llm ? httpDialogSummarizer({ baseUrl: llm.baseUrl, model: llm.model, apiKey: llm.apiKey }) : dslSummarizer(job.policy);
+}
+
+/**
+ * `--strategy summary` on one parsed dialog. Runs `summarizeDialog` (with `--check` too when
+ * the summariser is offline, since that is exact and sends nothing; with an LLM, `--check`
+ * only plans, with `planDialogSummary`). A benign refusal gives `text: null` (nothing
+ * written), except towards standard output, which gets the dialog unchanged so that a pipe
+ * always carries a notebook. Throws {@link SummaryFailedError} for failing refusals.
+ */
+async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Promise<Produced> {
+  const s = job.summary ?? {};
+  const summarizer = jobSummarizer(job);
+  const label = summarizer.label ?? 'custom';
+  const options: SummarizeDialogOptions = {
+    maxTokens: s.maxTokens,
+    force: s.maxTokens === undefined,
+    keepRecent: s.keepRecent,
+    // Where the full original lives, relative to the output's folder (so the note holds no
+    // absolute local path and still works when both files move together).
+    sourcePath: job.source === null ? null : relative(job.target === null ? process.cwd() : dirname(job.target), job.source) || basename(job.source),
+    maxRequestTokens: s.llm ? s.maxTokens : undefined,
+  };
+  const refused = (reason: SummarizeDialogRefusal): Produced => ({
+    text: job.target === null ? dumpsIpynb(dialog) : null,
+    after: before, // the dialog is left as it was
+    note: `summary refused: ${reason}`,
+    reason,
+    summary: { summarizer: label, replaced: 0, ids: [] },
+  });
+  if (job.check && !summarizer.offline) {
+    const plan = planDialogSummary(dialog, options, summarizer);
+    if (!plan.wouldChange) return refused(plan.reason ?? 'not-needed');
+    const n = plan.replacedIds.length;
+    return {
+      text: '', // never compared: an LLM summary cannot be predicted, so the output would change
+      after: null,
+      note: `summary of ${plural(n, 'cell', 'cells')}: ${idList(plan.replacedIds)}`,
+      summary: { summarizer: label, replaced: n, ids: plan.replacedIds },
+    };
+  }
+  const res = await summarizeDialog(dialog, summarizer, options);
+  if (!res.changed) {
+    const reason = res.reason!;
+    if (!isFailureRefusal(reason)) return refused(reason);
+    let why: string = reason;
+    if (reason === 'summarizer-failed') {
+      why = res.error instanceof Error ? res.error.message : String(res.error);
+    } else if (reason === 'invalid-summary') {
+      why = 'the summary holds the reply separator, so the note would read back as a prompt';
+    }
+    throw new SummaryFailedError(`${job.name}: summary failed (${label}): ${why}`);
+  }
+  const n = res.replaced.length;
+  return {
+    text: dumpsIpynb(dialog),
+    after: measureDialog(dialog).tokens,
+    note: `summary of ${plural(n, 'cell', 'cells')}${job.check ? `: ${idList(res.replaced)}` : ''}`,
+    summary: { summarizer: label, replaced: n, ids: res.replaced },
+  };
+}
+
+/**
+ * `--strategy micro` on one parsed dialog (`microCompactDialog`, also for `--check`: it is
+ * exact and local). When nothing is cleared and the output is the input itself
+ * (`--in-place`), the input is left alone (`text: null`) rather than rewritten in
+ * normalised form.
+ */
+function runMicro(job: FileJob, dialog: Dialog): Produced {
+  const res = microCompactDialog(dialog, { keepRecent: job.micro?.keepRecent });
+  const n = res.cleared.length;
+  let note = `micro: ${plural(n, 'tool result', 'tool results')} cleared`;
+  if (res.refused.length > 0) note += `, ${plural(res.refused.length, 'reply', 'replies')} left as is (could not be rewritten safely)`;
+  const micro: MicroOutcome = {
+    cleared: res.cleared.map((c) => ({ messageId: c.messageId, tool: c.tool })),
+    refused: res.refused.map((r) => ({ messageId: r.messageId, reason: r.reason })),
+  };
+  const after = measureDialog(dialog).tokens;
+  if (!res.changed && job.target !== null && job.target === job.source) return { text: null, after, note, micro };
+  return { text: dumpsIpynb(dialog), after, note, micro };
+}
+
+/** `--strategy dsl`: the flat document (as notebook or Markdown) or the compacted dialog. */
+function runDsl(job: FileJob, dialog: Dialog): Produced {
+  if (job.mode === 'dialog') {
+    // The dialog was parsed for this job alone and its stats are taken: compacting it in
+    // place (rather than a clone) changes nothing the caller can see.
+    const compacted = compactDialog(dialog, job.policy);
+    return { text: dumpsIpynb(compacted), after: measureDialog(compacted).tokens };
+  }
+  const flat = measureFlat(dialog, job.policy);
+  if (job.to === 'md') return { text: flat.text === '' ? '' : flat.text + '\n', after: flat.tokens };
+  return { text: dumpsIpynb(flatNotebook(dialog, job.policy, flat.text)), after: flat.tokens };
+}
+
+/**
+ * Process one file: read and parse the notebook (invalid UTF-8 and malformed notebooks throw
+ * `NotebookError` naming file and cell), compact it with the job's strategy, compare with what
+ * is on disk, and write atomically unless identical or `job.check` (`writeIfChanged`).
+ * Summarisers are built here from the job's plain settings (jobs cross to worker threads by
+ * structured cloning). Cells without an id get ids seeded by the input's bytes (`seededIds`).
+ * Never throws: errors come back as a {@link FileFailure} whose message names the file
+ * (a failed summariser included); unexpected (non-{@link DlgError}) errors are prefixed
+ * "unexpected error". Token counts: o200k_base tokens.
+ */
+export async function processFile(job: FileJob): Promise<FileResult> {
+  try {
+    let bytes: Uint8Array;
+    if (job.source === null) bytes = job.bytes ?? new Uint8Array();
+    else {
+      try {
+        bytes = await readFile(job.source);
+      } catch (err) {
+        throw fsError('read', job.path, err);
+      }
+    }
+    const dialog = readsIpynbBytes(bytes, job.name, { newId: seededIds(bytes) });
+    const stats = measureDialog(dialog);
+    const produced =
+      job.strategy === 'summary' ? await runSummary(job, dialog, stats.tokens) : job.strategy === 'micro' ? runMicro(job, dialog) : runDsl(job, dialog);
+    const { text, after, note, reason, summary, micro } = produced;
+    const base: FileReport = {
+      index: job.index,
+      path: job.path,
+      output: job.output,
+      status: 'unchanged',
+      strategy: job.strategy,
+      messages: stats.messages,
+      prompts: stats.prompts,
+      toolCalls: stats.toolCalls,
+      before: stats.tokens,
+      after,
+      ...(note !== undefined ? { note } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+      ...(summary !== undefined ? { summary } : {}),
+      ...(micro !== undefined ? { micro } : {}),
+    };
+    if (job.target === null) {
+      if (text === null) return base;
+      return job.check ? { ...base, status: 'would print' } : { ...base, status: 'printed', text };
+    }
+    if (text === null) return base;
+    if (after === null) return { ...base, status: 'would write' }; // --check, unpredictable output
+    let written: WriteIfChangedResult;
+    try {
+      written = await writeIfChanged(job.target, text, { current: job.target === job.source ? bytes : undefined, dryRun: job.check });
+    } catch (err) {
+      if (err instanceof FileAccessError) throw fsError(err.operation, job.output, err.cause);
+      throw err;
+    }
+    return written === 'unchanged' ? base : { ...base, status: written };
+  } catch (err) {
+    if (err instanceof DlgError) return { index: job.index, path: job.path, error: err.message };
+    const msg = err instanceof Error ? err.message : String(err);
+    if (process.env.DLG_COMPACT_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    return { index: job.index, path: job.path, error: `${job.name}: unexpected error: ${msg}` };
+  }
+}

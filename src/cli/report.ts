@@ -1,0 +1,67 @@
+/**
+ * What the command prints about each file: the text report line, the `--json` record, and the
+ * escaping that keeps control characters of file names off the terminal.
+ */
+import { isFailure, type FileReport, type FileResult } from './job.js';
+
+/**
+ * A report or error line safe to print on a terminal: C0 and C1 control characters (which a
+ * file name may hold) are shown as `\xHH` instead of being sent raw.
+ */
+export function printable(line: string): string {
+  return line.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function pct(before: number, after: number): string {
+  if (before === 0) return '0.0%';
+  const p = (((before - after) / before) * 100).toFixed(1);
+  return `${p === '-0.0' ? '0.0' : p}%`;
+}
+
+/**
+ * The text report line of one file:
+ * `OUTPUT: STATUS[ (NOTE)], N messages, BEFORE → AFTER tokens (P% saved)`; `AFTER` is `?`
+ * (and the parenthesis says why) when unknown. The note says what a summary or micro
+ * strategy did or would do: `summary of N cells` (with `--check`, followed by the ids of
+ * those cells, up to 8, then `…`), `summary refused: REASON`, `micro: N tool results
+ * cleared`.
+ */
+export function reportLine(r: FileReport): string {
+  const out = r.output === '-' ? '<stdout>' : r.output;
+  const note = r.note === undefined ? '' : ` (${r.note})`;
+  const tokens =
+    r.after === null
+      ? `${r.before.total} → ? tokens (not estimated: --check does not call the LLM)`
+      : `${r.before.total} → ${r.after.total} tokens (${pct(r.before.total, r.after.total)} saved)`;
+  return `${out}: ${r.status}${note}, ${r.messages} messages, ${tokens}`;
+}
+
+/**
+ * The `--json` record of one file. Fields, in this order: `path` (the input as named, `-` for
+ * stdin), `output` (`-` for stdout), `status` ({@link FileStatus}), `strategy`
+ * ({@link Strategy}), `messages`, `prompts`, `toolCalls`, `tokens: {before, after}`, each
+ * `{user, assistant, calls, results, code, total}` in o200k_base tokens (`after` is `null`
+ * when unknown: `--check` with an LLM summariser). Then, for `summary` and `micro` only:
+ * `note` (the report line's parenthesis), `reason` (a refused summary's reason, when
+ * refused), and `summary: {summarizer, replaced, ids}` or
+ * `micro: {cleared: [{messageId, tool}], refused: [{messageId, reason}]}`.
+ * A failed file gives `{path, error}`.
+ */
+export function jsonRecord(r: FileResult): Record<string, unknown> {
+  if (isFailure(r)) return { path: r.path, error: r.error };
+  const rec: Record<string, unknown> = {
+    path: r.path,
+    output: r.output,
+    status: r.status,
+    strategy: r.strategy,
+    messages: r.messages,
+    prompts: r.prompts,
+    toolCalls: r.toolCalls,
+    tokens: { before: r.before, after: r.after },
+  };
+  if (r.note !== undefined) rec.note = r.note;
+  if (r.reason !== undefined) rec.reason = r.reason;
+  if (r.summary !== undefined) rec.summary = r.summary;
+  if (r.micro !== undefined) rec.micro = r.micro;
+  return rec;
+}

@@ -1,0 +1,28 @@
+/**
+ * Reproducible cell ids: an id source seeded by the bytes of an input, so that reading the
+ * same notebook twice gives its id-less cells (and any cell added later, such as a summary
+ * note) the same fresh ids, and therefore the same output bytes. Browser-safe: SHA-256 comes
+ * from `@noble/hashes`.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+
+/**
+ * An id source for `ReadOptions.newId` (and the dialog's own id source) derived from an input.
+ * Candidate `k` (k = 0, 1, 2, ... in call order) is the first 8 lowercase hex digits of
+ * SHA-256(`SEED:k`) as UTF-8, where `SEED` is the 64 hex digits of SHA-256 of the input's
+ * bytes. Each call of the returned function gives the next candidate; the dialog skips
+ * candidates already used, so ids stay unique.
+ *
+ * @param input the input's bytes (as read from disk), or a string hashed as its UTF-8 bytes.
+ * @returns a function returning 8-hex-digit strings, the same sequence for the same input.
+ * @example
+ * const bytes = await readFile('demo.ipynb');
+ * const dialog = readsIpynbBytes(bytes, 'demo.ipynb', { newId: seededIds(bytes) });
+ */
+export function seededIds(input: Uint8Array | string): () => string {
+  const bytes = typeof input === 'string' ? utf8ToBytes(input) : input;
+  const seed = bytesToHex(sha256(bytes));
+  let k = 0;
+  return () => bytesToHex(sha256(utf8ToBytes(`${seed}:${k++}`))).slice(0, 8);
+}

@@ -1,0 +1,78 @@
+/**
+ * Write-back state of the dialog model (SPEC §7, §10.2): what a reader records about how a cell
+ * or notebook was spelled so that an unchanged dialog is written back byte for byte, kept out
+ * of the public `Message` / `Dialog` fields. Internal to the library: `dialog/` and `notebook/`
+ * use it, no entry point exports it.
+ *
+ * The records live in WeakMaps keyed by the message or dialog object, so they follow the
+ * object's lifetime and stay invisible to `Object.keys`, spreading and `JSON.stringify`.
+ * `Message` and `Dialog` create theirs in their constructors and copy them in `clone()`.
+ */
+import { cloneJson, type JsonObject } from './cells.js';
+
+/** Values of the metadata flags as read (a cell's `skipped`, `pinned`, `solveit_ai`). */
+export interface FlagValues {
+  skipped?: unknown;
+  pinned?: unknown;
+  solveit_ai?: unknown;
+}
+
+/** Write-back state of one cell. */
+export interface CellWireState {
+  /**
+   * Prompts: write metadata `solveit_ai: true`. True for prompts read from cells that had it
+   * and for prompts made in code; false for prompts recognised only by their separator
+   * (SPEC §10.2: such cells are written back without `solveit_ai`).
+   */
+  solveitAi: boolean;
+  /**
+   * Prompts: the source held the separator. When the reply is empty the separator is written
+   * only if this is true, so an unanswered prompt (no separator) and a prompt whose reply is
+   * empty (separator at the end) both round-trip.
+   */
+  hadSeparator: boolean;
+  /**
+   * The metadata flags as read, so that a non-boolean spelling (`"skipped": 1`,
+   * `"solveit_ai": false`) is written back unchanged while the flag keeps its Python truth value.
+   */
+  flagValues: FlagValues;
+  /** Other top-level cell fields, verbatim (not allowed by the nbformat schema: validation rejects them). */
+  extra: JsonObject;
+}
+
+/** Write-back state of one notebook. */
+export interface DialogWireState {
+  /** Other top-level notebook fields, verbatim (not allowed by the schema: validation rejects them). */
+  extra: JsonObject;
+}
+
+const cells = new WeakMap<object, CellWireState>();
+const dialogs = new WeakMap<object, DialogWireState>();
+
+/** Give a new message its initial write-back state (`solveitAi` is true for a prompt). */
+export function initCellWire(m: object, prompt: boolean): CellWireState {
+  const s: CellWireState = { solveitAi: prompt, hadSeparator: false, flagValues: {}, extra: {} };
+  cells.set(m, s);
+  return s;
+}
+
+/**
+ * The write-back state of a message (live: changes to it are what the writer sees). An object
+ * that was not made by the `Message` constructor gets the state of a fresh non-prompt cell.
+ */
+export function cellWire(m: object): CellWireState {
+  return cells.get(m) ?? initCellWire(m, false);
+}
+
+/** Copy `from`'s write-back state to `to` (JSON values deep-copied). */
+export function copyCellWire(from: object, to: object): void {
+  const s = cellWire(from);
+  cells.set(to, { solveitAi: s.solveitAi, hadSeparator: s.hadSeparator, flagValues: cloneJson(s.flagValues), extra: cloneJson(s.extra) });
+}
+
+/** The write-back state of a dialog (live). */
+export function dialogWire(d: object): DialogWireState {
+  let s = dialogs.get(d);
+  if (s === undefined) dialogs.set(d, (s = { extra: {} }));
+  return s;
+}

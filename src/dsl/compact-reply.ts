@@ -1,0 +1,103 @@
+/**
+ * A prompt's reply rendered in the compact DSL (SPEC §8, the reference's `compact_reply`):
+ * prose, then each tool call followed by its result; and the test that tells a reply which
+ * already is such a rendering.
+ */
+import { compactCall, compactResult, compactText, resolvePolicy, type Policy } from './render.js';
+import { fmt2hist } from '../chat/index.js';
+import type { Msg, ToolResultPart, ToolUsePart } from '../chat/index.js';
+import { pyStrip } from '../python/index.js';
+import { fitsToks, truncToksMid, type TokenClass } from '../tokens/index.js';
+
+/** One rendered piece of a reply or cell, with the class its tokens count towards. */
+export interface Piece {
+  cls: TokenClass;
+  text: string;
+}
+
+/**
+ * A reply's parts rendered in the DSL, as classified pieces: prose (`assistant`; bare, or
+ * delimited by `mark`), then each tool call (`calls`) followed by its result (`results`,
+ * matched by id). The `'.'` placeholder that fmt2hist appends is dropped.
+ * @param msgs the reply's parse when the caller already has it (default `fmt2hist(reply)`).
+ */
+export function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] = fmt2hist(reply)): Piece[] {
+  const results = new Map<string, ToolResultPart>();
+  for (const m of msgs) {
+    if (m.role !== 'tool') continue;
+    for (const part of m.content) if (part.type === 'tool_result') results.set(part.id, part);
+  }
+  const out: Piece[] = [];
+  for (const m of msgs) {
+    if (m.role !== 'assistant') continue;
+    for (const part of m.content) {
+      if (part.type === 'text') {
+        if (part.text === '.') continue;
+        const text = mark ? compactText(part.text, mark, p.asstToks) : truncToksMid(pyStrip(part.text), p.asstToks);
+        out.push({ cls: 'assistant', text });
+      } else if (part.type === 'tool_use') {
+        out.push({ cls: 'calls', text: compactCall(part as ToolUsePart, p.callToks) });
+        const res = results.get(part.id);
+        if (res) out.push({ cls: 'results', text: compactResult(res.text, p.resultToks) });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Render a prompt's reply in the DSL (the reference's `compact_reply`): prose bare (or
+ * delimited by `mark`), each tool call followed by its result; pieces joined by newlines.
+ * @param reply the reply wire text (Markdown with tool blocks, SPEC §6).
+ * @param policy token budgets; missing fields take `compactPolicy`'s.
+ * @param opts.mark sigil that delimits prose (`'»'` in flat documents), `''` for bare prose.
+ * @returns the rendering (a string; `''` for an empty reply).
+ */
+export function compactReply(reply: string, policy?: Partial<Policy>, opts: { mark?: string } = {}): string {
+  return replyPieces(reply, resolvePolicy(policy), opts.mark ?? '')
+    .map((x) => x.text)
+    .join('\n');
+}
+
+/** Re-tokenising a middle cut can cost a few tokens at its two seams; this much slack is allowed. */
+const SEAM_SLACK_TOKENS = 8;
+
+/**
+ * True when a reply already holds what {@link compactReply} makes, so that compacting it again
+ * would only cut it further. Two shapes are recognised, both only in replies without tool
+ * blocks:
+ * - a rendering with calls: some line that renders a call (`▶ name(`, `! `, or a closing code
+ *   fence) is directly followed by a result line (`>` or `> …`);
+ * - cut prose: the text holds the cut mark `' … '` and, stripped, is within one `asstToks`
+ *   budget (plus a small seam allowance: decoding a cut and encoding it again may merge bytes
+ *   differently at the two joins, so a cut of 150 tokens can count 151) per mark, plus one
+ *   budget for an uncut piece (prose split by a dropped server call renders as several pieces).
+ * Compacting a message leaves such replies alone; this keeps compaction idempotent.
+ */
+export function isCompactedReply(reply: string, policy?: Partial<Policy>): boolean {
+  return isCompactedGiven(reply, resolvePolicy(policy), () => fmt2hist(reply));
+}
+
+/** {@link isCompactedReply} with the reply's parse supplied (and computed only if needed). */
+export function isCompactedGiven(reply: string, p: Policy, parse: () => Msg[]): boolean {
+  const hasResultLine = reply.includes('\n>');
+  const hasCut = reply.includes(' … ');
+  if (!hasResultLine && !hasCut) return false;
+  const msgs = parse();
+  if (msgs.some((m) => m.role === 'tool' || m.content.some((p) => p.type === 'tool_use'))) return false;
+  if (hasResultLine) {
+    const lines = reply.split('\n');
+    for (let i = 0; i + 1 < lines.length; i++) {
+      const next = lines[i + 1]!;
+      if (next !== '>' && !next.startsWith('> ')) continue;
+      const line = lines[i]!;
+      if (line.startsWith('▶ ') || line.startsWith('! ') || /^`{3,}$/.test(line)) return true;
+    }
+  }
+  if (!hasCut) return false;
+  // Prose pieces are cut one by one (a dropped server call or id-less block separates them),
+  // so a rendering holds at most one cut budget per cut mark plus one uncut piece.
+  const asst = p.asstToks;
+  const cuts = reply.split(' … ').length - 1;
+  return fitsToks(pyStrip(reply), cuts * (asst + SEAM_SLACK_TOKENS) + asst);
+}

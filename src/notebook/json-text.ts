@@ -1,0 +1,142 @@
+/**
+ * Fast lossless parsing of notebook JSON text (SPEC §1, §7): the value `parseJson` gives
+ * (number kinds and digits, key order, `__proto__` keys, Python's acceptance rules and error
+ * messages), computed with native `JSON.parse` plus a scan for number lexemes whenever that is
+ * provably the same. Internal to `notebook/`.
+ */
+import type { JsonObject } from '../dialog/cells.js';
+import { LosslessNumber, MAX_JSON_DEPTH, parseJson } from '../python/index.js';
+
+// A JSON string literal, or a number token. Scanned left to right over valid JSON, string
+// literals are consumed whole, so every number match is a number outside strings.
+const STRING_OR_NUMBER = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|-?[0-9][0-9.eE+-]*/g;
+
+/**
+ * Tokens of valid JSON text that `JSON.parse` loses: the number lexemes in document order,
+ * and the number of object keys (to detect duplicate keys, which `JSON.parse` merges).
+ * `null` when an object key is an array index (JS would list it out of written order) or holds
+ * an escape (it might decode to one). Linear.
+ */
+function scanNumbers(text: string): { numbers: string[]; keys: number } | null {
+  const re = STRING_OR_NUMBER;
+  re.lastIndex = 0;
+  const numbers: string[] = [];
+  let keys = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const tok = m[0];
+    if (tok.charCodeAt(0) === 0x22) {
+      let p = re.lastIndex;
+      let c = text.charCodeAt(p);
+      while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++p);
+      if (c === 0x3a) {
+        keys++;
+        const c1 = tok.charCodeAt(1);
+        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(tok))) return null;
+      }
+    } else {
+      numbers.push(tok);
+    }
+  }
+  return { numbers, keys };
+}
+
+/**
+ * Whether a key literal (with its quotes, no escapes) is an array index, the keys JS objects
+ * list before all others: `"0"`…`"4294967294"` in canonical form. Other keys starting with a
+ * digit (`"13a4911c-….png"`) keep their written order.
+ */
+function isArrayIndexKey(literal: string): boolean {
+  return /^"(?:0|[1-9][0-9]{0,9})"$/.test(literal) && Number(literal.slice(1, -1)) < 4294967295;
+}
+
+/**
+ * Parse notebook JSON to exactly what `parseJson` gives (lossless numbers, key order,
+ * `__proto__` keys, Python's acceptance rules and error messages), faster: the text is parsed
+ * natively and each number replaced by a `LosslessNumber` with its lexeme, taken in document
+ * order from a scan of the text. The native tree is used only when that correspondence is
+ * certain: no integer-like keys (JS reorders them), as many keys and numbers in the tree as in
+ * the text (no duplicate keys), every lexeme equal in value to its number, nesting within
+ * `MAX_JSON_DEPTH`. Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
+ */
+export function parseNotebookJson(text: string): unknown {
+  let scan: ReturnType<typeof scanNumbers>;
+  try {
+    scan = scanNumbers(text);
+  } catch (err) {
+    // V8's regex engine runs out of stack on a string with millions of escapes; the scan is
+    // only a shortcut, so let the lossless parser read such a file.
+    if (err instanceof RangeError) scan = null;
+    else throw err;
+  }
+  if (scan === null) return parseJson(text);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return parseJson(text); // throws Python's message, or accepts NaN/Infinity
+  }
+  return attachLexemes(v, scan.numbers, scan.keys) ? v : parseJson(text);
+}
+
+/**
+ * Replace, in place and in document order, the JS numbers of a `JSON.parse` tree by
+ * `LosslessNumber`s of `lexemes`. False (tree then unusable) if the counts of numbers or keys
+ * differ from the scan, a lexeme's value differs from its number, or nesting is too deep.
+ */
+function attachLexemes(root: unknown, lexemes: string[], keyCount: number): boolean {
+  let next = 0;
+  let keys = 0;
+  const lossless = (x: number): LosslessNumber | undefined => {
+    const lex = lexemes[next++];
+    return lex !== undefined && Number(lex) === x ? new LosslessNumber(lex) : undefined;
+  };
+  const visit = (node: object, depth: number): boolean => {
+    if (depth > MAX_JSON_DEPTH) return false;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const x: unknown = node[i];
+        if (typeof x === 'number') {
+          const n = lossless(x);
+          if (n === undefined) return false;
+          node[i] = n;
+        } else if (typeof x === 'object' && x !== null && !visit(x, depth + 1)) return false;
+      }
+      return true;
+    }
+    const o = node as JsonObject;
+    const ks = Object.keys(o);
+    keys += ks.length;
+    for (const k of ks) {
+      const x = o[k];
+      if (typeof x === 'number') {
+        const n = lossless(x);
+        if (n === undefined) return false;
+        setOwn(o, k, n);
+      } else if (typeof x === 'object' && x !== null && !visit(x, depth + 1)) return false;
+    }
+    return true;
+  };
+  // A bare scalar is not a notebook; numbers there go to parseJson, which keeps the lexeme.
+  if (root === null || typeof root !== 'object') return typeof root !== 'number' && lexemes.length === 0;
+  return visit(root, 1) && next === lexemes.length && keys === keyCount;
+}
+
+/** Define an own enumerable property, safe for the key `__proto__`. */
+export function setOwn(o: JsonObject, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+/** The first integer lexeme of (valid) JSON text outside the safe integer range, if any. Linear. */
+export function firstUnsafeInteger(text: string): string | undefined {
+  const re = STRING_OR_NUMBER;
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const tok = m[0];
+    if (tok.charCodeAt(0) === 0x22 || /[.eE]/.test(tok)) continue;
+    if (!Number.isSafeInteger(Number(tok))) return tok;
+  }
+  return undefined;
+}

@@ -1,0 +1,282 @@
+/**
+ * Writing a dialog as `.ipynb` text (SPEC §7): exactly the text Python's nbformat tooling
+ * writes for the notebook the reference builds from the dialog — Python
+ * `json.dumps(nb, sort_keys=True, indent=1, separators=(',', ': '), ensure_ascii=False)` plus a
+ * trailing `"\n"`, after nbformat's `split_lines`: cell sources, `stream` text, and in
+ * `execute_result`/`display_data` data and in attachments every `text/*`,
+ * `application/javascript` and `image/svg+xml` string become lists of lines split as Python's
+ * `str.splitlines(keepends=True)` splits. Before splitting, lists of strings are joined as
+ * nbformat's `rejoin_lines` does on reading (any non-JSON mime key; `text` of any output), so a
+ * list that is not in split form is normalised and a list-form `image/png` becomes one string.
+ * JSON mime data (`application/json`, `application/*+json`) is left as it is. `nbformat` is 4
+ * and `nbformat_minor` 5; code cells always get `outputs` and `execution_count`; output
+ * metadata key `__type` is dropped (conformance roundtrip fixtures); nbformat's transient keys
+ * are dropped (`strip_transient`: notebook metadata `orig_nbformat`, `orig_nbformat_minor`,
+ * `signature`; cell metadata `trusted`). A notebook already in this form round-trips byte for
+ * byte.
+ *
+ * One deliberate difference: a lone surrogate (possible only through a `\udXXX` escape) is
+ * written as a lowercase `\udxxx` escape. Python would put the raw surrogate into the text and
+ * then fail to encode the file as UTF-8; the escape keeps the data and the file valid.
+ */
+import { isJsonMime, type JsonObject } from '../dialog/cells.js';
+import { Dialog } from '../dialog/dialog.js';
+import type { Message } from '../dialog/message.js';
+import { cellWire, dialogWire, type FlagValues } from '../dialog/wire-state.js';
+import { NotebookError } from '../errors.js';
+import { cpCompare, isJsonObject, isLosslessNumber, pyJsonNumber as numberText, pyTruthy } from '../python/index.js';
+import { allStrings } from './read.js';
+import { validateDialog } from './validate.js';
+
+export interface WriteOptions {
+  /** Run `validateDialog` first (default true), so what is written passes the nbformat 4.5 schema. */
+  validate?: boolean;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+class Lines {
+  constructor(readonly text: string) {}
+}
+
+/** An object given as entries (keys unique); written with keys sorted by code point. */
+class Entries {
+  constructor(readonly entries: [string, unknown][]) {}
+}
+
+const SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
+const NB_TRANSIENT = new Set(['orig_nbformat', 'orig_nbformat_minor', 'signature']);
+/**
+ * Line breaks of Python's splitlines as JSON.stringify writes them: escaped (backslash + `n`,
+ * `r`, `f`; backslash-r-backslash-n; backslash + `u000b`, `u001c`, `u001d`, `u001e`) or raw
+ * (U+0085, U+2028, U+2029). In escaped text a backslash starts an escape only after an even
+ * run of backslashes (two backslashes are one escaped backslash, so in backslash, backslash,
+ * `n` the `n` is plain text). A match therefore only starts where a run of backslashes starts
+ * (the lookbehind), takes the run's escaped backslashes in pairs, then needs a break escape;
+ * it never starts inside a run, so no escaped backslash is misread.
+ */
+const ESCAPED_BREAK = /(?<!\\)(?:\\\\)*(?:\\r\\n|\\[nrf]|\\u00(?:0b|1[cde]))|[\x85\u2028\u2029]/g;
+
+/** Entries of a JSON object minus some keys. */
+function entriesOf(o: JsonObject, skip?: ReadonlySet<string>): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const k of Object.keys(o)) if (skip === undefined || !skip.has(k)) out.push([k, o[k]]);
+  return out;
+}
+
+/**
+ * nbformat's `rejoin_lines` then `split_lines` on one mimebundle: lists of strings under
+ * non-JSON keys are joined; then `text/*`, `application/javascript`, `image/svg+xml` strings
+ * are split into lines.
+ */
+function bundleView(b: unknown): unknown {
+  if (!isJsonObject(b)) return b;
+  const out: [string, unknown][] = [];
+  for (const k of Object.keys(b)) {
+    let v = b[k];
+    if (Array.isArray(v) && !isJsonMime(k) && allStrings(v)) v = v.join('');
+    if (typeof v === 'string' && (k.startsWith('text/') || SPLIT_MIMES.has(k))) v = new Lines(v);
+    out.push([k, v]);
+  }
+  return new Entries(out);
+}
+
+/** One output as nbformat writes it (see the module note). */
+function outputView(o: unknown): unknown {
+  if (!isJsonObject(o)) return o;
+  const ot = o.output_type;
+  if (ot === 'execute_result' || ot === 'display_data') {
+    const out: [string, unknown][] = [];
+    for (const k of Object.keys(o)) {
+      let v = o[k];
+      if (k === 'data') v = bundleView(v);
+      else if (k === 'metadata' && isJsonObject(v) && hasOwn.call(v, '__type')) v = new Entries(entriesOf(v, new Set(['__type'])));
+      out.push([k, v]);
+    }
+    return new Entries(out);
+  }
+  let text = o.text;
+  if (typeof ot === 'string' && ot !== '' && Array.isArray(text) && allStrings(text)) text = text.join('');
+  if (ot === 'stream' && typeof text === 'string') text = new Lines(text);
+  if (text === o.text) return o;
+  return new Entries(entriesOf(o).map(([k, v]) => [k, k === 'text' ? text : v]));
+}
+
+/**
+ * The value a metadata flag is written with: the value read, if it still has the flag's truth
+ * value; else `true` when set; else nothing.
+ */
+function flagValue(on: boolean, read: unknown): unknown {
+  if (read !== undefined && pyTruthy(read) === on) return read;
+  return on ? true : undefined;
+}
+
+function cellView(m: Message): Entries {
+  const ct = m.cellType;
+  const md = new Map<string, unknown>();
+  for (const k of Object.keys(m.meta)) if (k !== 'trusted') md.set(k, m.meta[k]);
+  // The flags decide their keys; a same-named key left in `meta` does not override them.
+  // `solveit_ai` is a flag of markdown cells only (on code and raw cells it is plain metadata).
+  const wire = cellWire(m);
+  const flags: [keyof FlagValues, boolean][] = [
+    ['skipped', m.skipped],
+    ['pinned', m.pinned],
+  ];
+  if (ct === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && wire.solveitAi]);
+  for (const [k, on] of flags) {
+    const v = flagValue(on, wire.flagValues[k]);
+    if (v !== undefined) md.set(k, v);
+    else md.delete(k);
+  }
+  const e: [string, unknown][] = [
+    ['cell_type', ct],
+    ['id', m.id],
+    ['metadata', new Entries([...md])],
+    ['source', new Lines(m.source)],
+  ];
+  if (m.attachments !== undefined) {
+    const att = m.attachments;
+    e.push(['attachments', isJsonObject(att) ? new Entries(Object.keys(att).map((k) => [k, bundleView(att[k])])) : att]);
+  }
+  if (ct === 'code') {
+    e.push(['outputs', m.output.map(outputView)]);
+    e.push(['execution_count', m.executionCount === undefined ? null : m.executionCount]);
+  } else if (m.output.length > 0) {
+    e.push(['outputs', m.output.map(outputView)]);
+  }
+  const taken = new Set(e.map(([k]) => k));
+  for (const k of Object.keys(wire.extra)) if (!taken.has(k)) e.push([k, wire.extra[k]]);
+  return new Entries(e);
+}
+
+function byKey(a: [string, unknown], b: [string, unknown]): number {
+  return cpCompare(a[0], b[0]);
+}
+
+/** Serialiser with nbformat's layout: indent 1, `",\n"` item separators, `": "` key separator. */
+class Writer {
+  readonly out: string[] = [];
+  private readonly nl: string[] = [];
+  constructor(private readonly file: string) {}
+
+  newline(level: number): string {
+    let s = this.nl[level];
+    if (s === undefined) s = this.nl[level] = '\n' + ' '.repeat(level);
+    return s;
+  }
+
+  value(v: unknown, level: number): void {
+    const out = this.out;
+    switch (typeof v) {
+      case 'string':
+        out.push(JSON.stringify(v));
+        return;
+      case 'boolean':
+        out.push(v ? 'true' : 'false');
+        return;
+      case 'number':
+      case 'bigint':
+        out.push(numberText(v));
+        return;
+      case 'object': {
+        if (v === null) {
+          out.push('null');
+          return;
+        }
+        if (v instanceof Lines) return this.lines(v.text, level);
+        if (v instanceof Entries) return this.entries(v.entries.slice(), level);
+        if (isLosslessNumber(v)) {
+          out.push(numberText(v));
+          return;
+        }
+        if (Array.isArray(v)) return this.array(v, level);
+        if (isJsonObject(v)) return this.entries(entriesOf(v), level);
+        break;
+      }
+    }
+    throw new NotebookError(`a value of type ${typeof v} is not JSON-serialisable`, this.file);
+  }
+
+  array(a: unknown[], level: number): void {
+    const out = this.out;
+    if (a.length === 0) {
+      out.push('[]');
+      return;
+    }
+    const inner = this.newline(level + 1);
+    out.push('[' + inner);
+    for (let i = 0; i < a.length; i++) {
+      if (i > 0) out.push(',' + inner);
+      this.value(a[i], level + 1);
+    }
+    out.push(this.newline(level) + ']');
+  }
+
+  entries(e: [string, unknown][], level: number): void {
+    const out = this.out;
+    if (e.length === 0) {
+      out.push('{}');
+      return;
+    }
+    e.sort(byKey);
+    const inner = this.newline(level + 1);
+    out.push('{' + inner);
+    for (let i = 0; i < e.length; i++) {
+      const [k, v] = e[i] as [string, unknown];
+      out.push((i > 0 ? ',' + inner : '') + JSON.stringify(k) + ': ');
+      this.value(v, level + 1);
+    }
+    out.push(this.newline(level) + '}');
+  }
+
+  /**
+   * A string as the JSON list of its splitlines(keepends=True) lines, without building the
+   * list: the whole string is escaped once (`JSON.stringify`), then the escaped text is cut
+   * after each escaped line break (`\\n`, `\\r`, `\\r\\n`, `\\f`, `\\u000b`, `\\u001c`–`\\u001e`)
+   * and each raw U+0085, U+2028, U+2029 (JSON.stringify leaves those raw, as Python does),
+   * in one native `replace` (see {@link ESCAPED_BREAK} for how escaped backslashes are told apart).
+   */
+  lines(s: string, level: number): void {
+    if (s === '') {
+      this.out.push('[]');
+      return;
+    }
+    const inner = this.newline(level + 1);
+    let body = JSON.stringify(s).replace(ESCAPED_BREAK, '$&",' + inner + '"');
+    // A final break leaves an empty last piece, which splitlines does not produce.
+    const empty = ',' + inner + '""';
+    if (body.endsWith(empty)) body = body.slice(0, body.length - empty.length);
+    this.out.push('[' + inner + body + this.newline(level) + ']');
+  }
+}
+
+/**
+ * Write a dialog as `.ipynb` text: the exact text (as a JS string) that Python's nbformat
+ * tooling writes for it — see the module note (SPEC §7). Prompts are written as markdown cells
+ * with source `content + REPLY_SEPARATOR + reply` (no separator when the reply is empty and the
+ * cell had none) and metadata `solveit_ai: true` (unless the prompt was read from a cell without
+ * it, SPEC §10.2). `skipped`/`pinned` are written as `true` when set (or with the value read,
+ * if it has the same truth value), and left out when unset.
+ *
+ * @param dialog the dialog; not modified.
+ * @param opts `validate: false` skips `validateDialog` (the output may then break the schema).
+ * @returns the notebook text, ending with `"\n"`. Encode it as UTF-8 to get the file bytes.
+ * @throws NotebookError from `validateDialog`, or for a value that is not JSON.
+ */
+export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
+  if (!(dialog instanceof Dialog)) throw new NotebookError('dumpsIpynb: expected a Dialog', '<dialog>');
+  if (opts.validate !== false) validateDialog(dialog);
+  const top: [string, unknown][] = [
+    ['cells', dialog.messages.map(cellView)],
+    ['metadata', new Entries(entriesOf(dialog.metadata, NB_TRANSIENT))],
+    ['nbformat', 4],
+    ['nbformat_minor', 5],
+  ];
+  const taken = new Set(top.map(([k]) => k));
+  const extra = dialogWire(dialog).extra;
+  for (const k of Object.keys(extra)) if (!taken.has(k)) top.push([k, extra[k]]);
+  const w = new Writer(dialog.name);
+  w.entries(top, 0);
+  w.out.push('\n');
+  return w.out.join('');
+}

@@ -1,0 +1,355 @@
+/**
+ * Byte-pair merging of one pre-token piece (SPEC §2), tiktoken's rule: a piece that is itself a
+ * token is one token; otherwise repeatedly merge the adjacent pair whose concatenation has the
+ * lowest rank, leftmost on ties. Short pieces use tiktoken's plain loop; long ones a linked
+ * list of parts and a priority queue with lazy invalidation, O(k log k) instead of O(k²).
+ * Merged pieces are cached. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
+ */
+import { NONE, hashBytes, probe, rankOf, type Table } from './ranks.js';
+import { pieceEnd } from './pretokenize.js';
+
+/** Pieces of at most this many bytes use the quadratic loop; longer ones the heap. */
+let heapFrom = 128;
+
+// Scratch for the short loop: part starts and pair ranks (pieces of <= heapFrom bytes).
+let shortStarts = new Int32Array(heapFrom + 2);
+let shortPairs = new Int32Array(heapFrom + 2);
+
+/** tiktoken's merge loop over `p[0, n)`, 2 <= n <= heapFrom; appends the ids to `out`. */
+function mergeShort(p: Uint8Array, n: number, t: Table, out: number[]): void {
+  const st = shortStarts;
+  const pr = shortPairs;
+  // Part k spans [st[k], st[k+1]); pr[k] = rank of parts k and k+1 joined (k < parts-1).
+  for (let i = 0; i < n; i++) {
+    st[i] = i;
+    pr[i] = i + 1 < n ? t.pair2[(p[i]! << 8) | p[i + 1]!]! : NONE;
+  }
+  st[n] = n;
+  let parts = n;
+  for (;;) {
+    let best = NONE;
+    let at = -1;
+    for (let k = 0; k + 1 < parts; k++) {
+      const r = pr[k]!;
+      if (r !== NONE && (best === NONE || r < best)) {
+        best = r;
+        at = k;
+      }
+    }
+    if (at < 0) break;
+    // Join parts `at` and `at + 1`: drop the boundary st[at + 1].
+    st.copyWithin(at + 1, at + 2, parts + 1);
+    pr.copyWithin(at + 1, at + 2, parts);
+    parts--;
+    pr[at] = at + 1 < parts ? rankOf(t, p, st[at]!, st[at + 2]!) : NONE;
+    if (at > 0) pr[at - 1] = rankOf(t, p, st[at - 1]!, st[at + 1]!);
+  }
+  for (let k = 0; k < parts; k++) out.push(rankOf(t, p, st[k]!, st[k + 1]!));
+}
+
+const SHIFT = 4294967296; // heap key = rank * 2^32 + part start
+
+// Binary min-heap of keys for `mergeLong` (module scratch: mergeLong is not re-entrant).
+let heap = new Float64Array(1024);
+let heapSize = 0;
+
+function heapPush(key: number): void {
+  if (heapSize === heap.length) {
+    const bigger = new Float64Array(heap.length * 2);
+    bigger.set(heap);
+    heap = bigger;
+  }
+  const h = heap;
+  let i = heapSize++;
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    const k = h[up]!;
+    if (k <= key) break;
+    h[i] = k;
+    i = up;
+  }
+  h[i] = key;
+}
+
+function heapPop(): number {
+  const h = heap;
+  const top = h[0]!;
+  const size = --heapSize;
+  const last = h[size]!;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= size) break;
+    let kc = h[c]!;
+    if (c + 1 < size) {
+      const k2 = h[c + 1]!;
+      if (k2 < kc) {
+        c++;
+        kc = k2;
+      }
+    }
+    if (kc >= last) break;
+    h[i] = kc;
+    i = c;
+  }
+  h[i] = last;
+  return top;
+}
+
+// Priority queue of merge candidates for `mergeLong`, ordered by (rank, part start).
+// Candidates of one rank mostly arrive left to right (a sweep of merges creates them in
+// order), so each rank gets a bucket that is an ordered array consumed from a cursor; a
+// candidate that arrives out of order goes to the binary heap above instead. A small heap of
+// the ranks whose buckets are non-empty gives the smallest bucket. Most operations are O(1)
+// on sequential memory, where a single heap of n keys is O(log n) with cache misses.
+let bucketItems: Array<number[] | undefined> = [];
+let bucketHead = new Int32Array(0);
+const touched: number[] = [];
+const activeRanks: number[] = []; // binary min-heap of ranks with a non-empty bucket
+
+function activePush(r: number): void {
+  const h = activeRanks;
+  let i = h.length;
+  h.push(r);
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    if (h[up]! <= r) break;
+    h[i] = h[up]!;
+    i = up;
+  }
+  h[i] = r;
+}
+
+function activePop(): void {
+  const h = activeRanks;
+  const last = h.pop()!;
+  const size = h.length;
+  if (size === 0) return;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= size) break;
+    if (c + 1 < size && h[c + 1]! < h[c]!) c++;
+    if (h[c]! >= last) break;
+    h[i] = h[c]!;
+    i = c;
+  }
+  h[i] = last;
+}
+
+function queueReset(vocab: number): void {
+  for (const r of touched) {
+    bucketItems[r] = undefined;
+    bucketHead[r] = 0;
+  }
+  touched.length = 0;
+  activeRanks.length = 0;
+  heapSize = 0;
+  if (bucketHead.length < vocab) {
+    bucketHead = new Int32Array(vocab);
+    bucketItems = new Array<number[] | undefined>(vocab);
+  }
+}
+
+function queuePush(r: number, pos: number): void {
+  const items = bucketItems[r];
+  if (items === undefined) {
+    bucketItems[r] = [pos];
+    bucketHead[r] = 0;
+    touched.push(r);
+    activePush(r);
+    return;
+  }
+  if (bucketHead[r] === items.length) {
+    // consumed: start over (the rank left the active heap when it emptied)
+    items.length = 0;
+    items.push(pos);
+    bucketHead[r] = 0;
+    activePush(r);
+    return;
+  }
+  if (pos > items[items.length - 1]!) items.push(pos);
+  else heapPush(r * SHIFT + pos);
+}
+
+/** Remove and return the smallest key rank * 2^32 + start, or -1 when empty. */
+function queuePop(): number {
+  let best = -1;
+  if (activeRanks.length > 0) {
+    const r = activeRanks[0]!;
+    best = r * SHIFT + bucketItems[r]![bucketHead[r]!]!;
+  }
+  if (heapSize > 0 && (best < 0 || heap[0]! < best)) return heapPop();
+  if (best >= 0) {
+    const r = activeRanks[0]!;
+    if (++bucketHead[r]! === bucketItems[r]!.length) activePop();
+  }
+  return best;
+}
+
+/** The same merge rule with a priority queue and lazy invalidation, O(n log n); appends to `out`. */
+function mergeLong(p: Uint8Array, n: number, t: Table, out: number[]): void {
+  const next = new Int32Array(n); // start of the following part (n at the end)
+  const prev = new Int32Array(n); // start of the preceding part (-1 at the start)
+  const pair = new Int32Array(n); // rank of this part joined with the next, or NONE
+  const pair2 = t.pair2;
+  queueReset(t.lens.length);
+  for (let i = 0; i < n; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+  }
+  for (let i = 0; i + 1 < n; i++) {
+    const r = pair2[(p[i]! << 8) | p[i + 1]!]!;
+    pair[i] = r;
+    if (r !== NONE) queuePush(r, i);
+  }
+  pair[n - 1] = NONE;
+  for (;;) {
+    const key = queuePop();
+    if (key < 0) break;
+    const r = Math.floor(key / SHIFT);
+    const a = key - r * SHIFT;
+    if (pair[a] !== r) continue; // stale: the part changed or was absorbed
+    const b = next[a]!;
+    const c = next[b]!;
+    next[a] = c;
+    if (c < n) prev[c] = a;
+    pair[b] = NONE;
+    const ra = c >= n ? NONE : rankOf(t, p, a, next[c]!);
+    pair[a] = ra;
+    if (ra !== NONE) queuePush(ra, a);
+    const before = prev[a]!;
+    if (before >= 0) {
+      const rb = rankOf(t, p, before, c);
+      pair[before] = rb;
+      if (rb !== NONE) queuePush(rb, before);
+    }
+  }
+  queueReset(0);
+  if (heap.length > SCRATCH_KEEP) heap = new Float64Array(1024);
+  for (let a = 0; a < n; a = next[a]!) out.push(rankOf(t, p, a, next[a]!));
+}
+
+/** Scratch buffers larger than this (elements) are dropped after use rather than kept. */
+const SCRATCH_KEEP = 1 << 20;
+
+// Scratch holding the UTF-8 bytes of the current piece.
+let pieceBytes = new Uint8Array(1024);
+const UTF8_ENC = new TextEncoder();
+
+/**
+ * Put the UTF-8 bytes of `s[start, end)` in `pieceBytes`; returns their count. Lone
+ * surrogates become EF BF BD (U+FFFD), as tiktoken does with Python surrogates.
+ */
+function loadPiece(s: string, start: number, end: number): number {
+  const units = end - start;
+  if (pieceBytes.length < 3 * units) pieceBytes = new Uint8Array(Math.max(3 * units, 2 * pieceBytes.length));
+  const p = pieceBytes;
+  for (let i = 0; i < units; i++) {
+    const c = s.charCodeAt(start + i);
+    if (c > 0x7f) return i + UTF8_ENC.encodeInto(s.slice(start + i, end), p.subarray(i)).written;
+    p[i] = c;
+  }
+  return units;
+}
+
+// Cache of merged pieces (pieces that are not a single token and need the merge loop).
+// Direct-mapped on the piece's byte hash, which the whole-token lookup computes anyway, so
+// a lookup costs one string comparison; a newer piece evicts an older one in its slot.
+// A piece is admitted on its second sighting (`seen` remembers the hash of the last miss per
+// slot), so a stream of unrepeated pieces (base64, hex) costs one integer store each.
+// Bounded: CACHE_SLOTS pieces of <= CACHE_MAX_BYTES bytes. (A Map keyed by piece strings
+// was measured slower: its inserts churn on unrepeated pieces.)
+const CACHE_SLOTS = 4096;
+const CACHE_MAX_BYTES = 64;
+let cacheKeys: Array<string | undefined> = new Array<string | undefined>(CACHE_SLOTS);
+let cacheIds: Array<readonly number[] | undefined> = new Array<readonly number[] | undefined>(CACHE_SLOTS);
+let cacheSeen = new Int32Array(CACHE_SLOTS);
+
+function mergeInto(n: number, t: Table, out: number[]): void {
+  if (n <= heapFrom) mergeShort(pieceBytes, n, t, out);
+  else mergeLong(pieceBytes, n, t, out);
+}
+
+/**
+ * Token ids of the piece `s[start, end)` (tiktoken's `byte_pair_encode`, with its rule that a
+ * piece which is itself a token is one token): appended to `out` when given. Returns the count.
+ */
+export function encodePiece(s: string, start: number, end: number, t: Table, out: number[] | null): number {
+  if (end - start === 1) {
+    const c = s.charCodeAt(start);
+    if (c < 0x80) {
+      if (out) out.push(t.byte1[c]!);
+      return 1;
+    }
+  }
+  const n = loadPiece(s, start, end);
+  const p = pieceBytes;
+  if (n > CACHE_MAX_BYTES) {
+    const whole = rankOf(t, p, 0, n);
+    if (whole !== NONE) {
+      if (out) out.push(whole);
+      return 1;
+    }
+    const ids: number[] = out ?? [];
+    const before = ids.length;
+    mergeInto(n, t, ids);
+    if (pieceBytes.length > SCRATCH_KEEP) pieceBytes = new Uint8Array(1024); // don't hold megabytes
+    return ids.length - before;
+  }
+  const h = hashBytes(p, 0, n);
+  const whole = n === 1 ? t.byte1[p[0]!]! : n === 2 ? t.pair2[(p[0]! << 8) | p[1]!]! : probe(t, p, 0, n, h);
+  if (whole !== NONE) {
+    if (out) out.push(whole);
+    return 1;
+  }
+  const slot = (h >>> 20) & (CACHE_SLOTS - 1);
+  const units = end - start;
+  const key = cacheKeys[slot];
+  let ids: readonly number[] | undefined;
+  if (key !== undefined && key.length === units) {
+    let k = 0;
+    while (k < units && key.charCodeAt(k) === s.charCodeAt(start + k)) k++;
+    if (k === units) ids = cacheIds[slot];
+  }
+  if (ids === undefined) {
+    const tag = h | 1;
+    if (cacheSeen[slot] !== tag) {
+      cacheSeen[slot] = tag;
+      const direct: number[] = out ?? [];
+      const before = direct.length;
+      mergeInto(n, t, direct);
+      return direct.length - before;
+    }
+    const fresh: number[] = [];
+    mergeInto(n, t, fresh);
+    cacheKeys[slot] = s.slice(start, end);
+    cacheIds[slot] = fresh;
+    ids = fresh;
+  }
+  if (out) for (let k = 0; k < ids.length; k++) out.push(ids[k]!);
+  return ids.length;
+}
+
+/** Append the ids of every piece of `s[from, s.length)` to `out` (from must be a boundary). */
+export function encodeFrom(s: string, from: number, out: number[], t: Table): void {
+  for (let pos = from; pos < s.length; ) {
+    const end = pieceEnd(s, pos);
+    encodePiece(s, pos, end, t, out);
+    pos = end;
+  }
+}
+
+/** Test hook: pieces longer than `k` bytes use the heap merge (default 128). */
+export function setHeapFrom(k: number): void {
+  heapFrom = k;
+  shortStarts = new Int32Array(k + 2);
+  shortPairs = new Int32Array(k + 2);
+}
+
+/** Test hook: empty the piece cache. */
+export function clearPieceCache(): void {
+  cacheKeys = new Array<string | undefined>(CACHE_SLOTS);
+  cacheIds = new Array<readonly number[] | undefined>(CACHE_SLOTS);
+  cacheSeen = new Int32Array(CACHE_SLOTS);
+}

@@ -1,0 +1,162 @@
+/**
+ * Token budgets over o200k_base (SPEC §2, §3): whether a text fits a budget
+ * ({@link fitsToks}) and the reference's middle cut `trunctoks_mid` ({@link truncToksMid},
+ * {@link midCuts}). Only the pieces needed are merged: pieces from the front until the budget
+ * is decided (a piece of k bytes yields 1..k tokens, which lets merges be skipped), and for a
+ * middle cut the tail pieces from a resynchronisation point near the end (`resync.ts`), never
+ * the whole text. The exception is one giant piece (megabytes of one letter), whose head
+ * tokens need its whole merge, O(k log k). Budgets are tokens; string lengths UTF-16 units.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import { encodePiece } from './bpe.js';
+import { checkText, decodeLists, encToks } from './encode.js';
+import { pieceEnd } from './pretokenize.js';
+import { tbl, type Table } from './ranks.js';
+import { syncPoint } from './resync.js';
+
+function checkBudget(n: unknown, where: string): asserts n is number {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`${where}: maxToks must be an integer number of tokens, got ${typeof n === 'number' ? String(n) : typeof n}`);
+  }
+}
+
+/** Fewest tokens a piece of `units` UTF-16 units can yield (each token <= maxLen bytes). */
+function minTokens(units: number, t: Table): number {
+  return Math.ceil(units / t.maxLen); // UTF-8 bytes >= UTF-16 units
+}
+
+/**
+ * Whether `lenToks(s) <= maxToks`, decided with as little work as possible: a string of
+ * at most `maxToks / 3` UTF-16 units always fits (a unit is at most 3 UTF-8 bytes, a token
+ * at least one byte); otherwise pieces are merged from the front only until the count
+ * exceeds `maxToks` or the rest provably fits. Cost is O(maxToks) pieces when `s` does not fit.
+ * @param s the text.
+ * @param maxToks budget in tokens (an integer; a negative budget never fits).
+ * @returns true when `s` has at most `maxToks` tokens.
+ * @throws InvalidArgumentError when `s` is not a string or `maxToks` is not a safe integer
+ *   (NaN, ±Infinity, fractions and non-numbers are rejected).
+ */
+export function fitsToks(s: string, maxToks: number): boolean {
+  checkText(s, 'fitsToks');
+  checkBudget(maxToks, 'fitsToks');
+  if (maxToks < 0) return false;
+  const n = s.length;
+  if (3 * n <= maxToks) return true;
+  const t = tbl();
+  let count = 0;
+  for (let pos = 0; pos < n; ) {
+    if (count + 3 * (n - pos) <= maxToks) return true;
+    const end = pieceEnd(s, pos);
+    if (count + minTokens(end - pos, t) > maxToks) return false;
+    count += encodePiece(s, pos, end, t, null);
+    if (count > maxToks) return false;
+    pos = end;
+  }
+  return true;
+}
+
+/**
+ * The last `b` ids of the encoding of `s`, given that the ids of `s[0, q)` are `front` and
+ * `q` is a piece boundary. Starts from a resynchronisation point near the end and widens
+ * the window geometrically; falls back to `q` (so at most O(n) work overall).
+ */
+function tailIds(s: string, q: number, front: readonly number[], b: number, t: Table): number[] {
+  const n = s.length;
+  for (let win = Math.max(64, 8 * b); ; win *= 2) {
+    const lo = n - win;
+    const p = lo <= q ? q : syncPoint(s, lo, q);
+    if (p < 0) continue;
+    // Encode [p, n) keeping only a bounded suffix of ids.
+    const ids: number[] = p === q ? front.slice(Math.max(0, front.length - b)) : [];
+    for (let pos = p; pos < n; ) {
+      const end = pieceEnd(s, pos);
+      encodePiece(s, pos, end, t, ids);
+      pos = end;
+      if (ids.length > 4 * b + 4096) ids.splice(0, ids.length - b);
+    }
+    if (ids.length >= b || p === q) return ids.slice(Math.max(0, ids.length - b));
+  }
+}
+
+/**
+ * Cut the middle out of `s` so it fits `maxToks` tokens (the reference's `trunctoks_mid`;
+ * SPEC §2, fixture `dsl.json`):
+ * - `maxToks <= 0` -> `''` (negative budgets included, as the reference);
+ * - `s` fits -> `s` unchanged;
+ * - else with `m` = the mark's tokens cut to `maxToks`, `n = maxToks - m.length`, keep the
+ *   first `ceil(n/2)` and the last `floor(n/2)` tokens and decode `head + m + tail` as one
+ *   UTF-8 byte string (invalid bytes at the cuts -> U+FFFD, as Python's errors='replace').
+ * Only the pieces needed are merged: from the front until the budget is exceeded, and from a
+ * resynchronisation point near the end for the tail, so a 5 MB input costs O(maxToks) merges.
+ * @param s the text.
+ * @param maxToks budget in tokens (an integer).
+ * @param mark text put where the middle was cut; default `' … '` (U+2026 between spaces).
+ * @returns a string of at most `maxToks` tokens when re-encoded in the usual case (a cut
+ *   can re-tokenise differently at its seams, as in the reference).
+ * @throws InvalidArgumentError when `s` or `mark` is not a string, or `maxToks` is not a
+ *   safe integer (NaN, ±Infinity, fractions, non-numbers).
+ */
+export function truncToksMid(s: string, maxToks: number, mark: string = ' … '): string {
+  checkText(s, 'truncToksMid');
+  checkBudget(maxToks, 'truncToksMid');
+  checkText(mark, 'truncToksMid', 'mark');
+  return cutsOf(s, maxToks, mark)(maxToks);
+}
+
+/**
+ * Middle cuts of one text at every budget up to `maxToks`, sharing one tokenisation: returns
+ * `k => truncToksMid(s, k, mark)` for integers `k <= maxToks` (a larger `k` throws). The head
+ * and tail ids are encoded once, on this call, so a caller that tries budgets one by one (the
+ * fenced-code step-down of SPEC §3) pays for the merges once rather than once per budget.
+ * @throws InvalidArgumentError on non-string text or mark, or a budget that is not a safe integer.
+ */
+export function midCuts(s: string, maxToks: number, mark: string = ' … '): (k: number) => string {
+  checkText(s, 'midCuts');
+  checkBudget(maxToks, 'midCuts');
+  checkText(mark, 'midCuts', 'mark');
+  return cutsOf(s, maxToks, mark, false);
+}
+
+/**
+ * The cut function behind `truncToksMid` and `midCuts`. `oneBudget` says the caller asks for
+ * `maxToks` only: then a text of at most `maxToks / 3` UTF-16 units (so at most `maxToks` UTF-8
+ * bytes, hence tokens) is returned whole without encoding; smaller budgets need the ids.
+ */
+function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k: number) => string {
+  const whole = (k: number): string => {
+    if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
+    return k <= 0 ? '' : s;
+  };
+  if (maxToks <= 0) return () => '';
+  const n = s.length;
+  if (oneBudget && 3 * n <= maxToks) return whole;
+  const t = tbl();
+  const front: number[] = [];
+  let pos = 0;
+  while (pos < n && front.length <= maxToks) {
+    const end = pieceEnd(s, pos);
+    // A huge piece that alone overflows the budget need not be merged here: the head
+    // already has enough ids once front.length >= maxToks / 2 + 1 >= ceil(n/2).
+    if (front.length > maxToks >> 1 && front.length + minTokens(end - pos, t) > maxToks) break;
+    encodePiece(s, pos, end, t, front);
+    pos = end;
+  }
+  // `front` is the whole encoding when the text ran out within the budget.
+  const complete = pos >= n && front.length <= maxToks;
+  const markAll = encToks(mark);
+  const bMax = Math.floor(maxToks / 2);
+  let tail: number[] | undefined;
+  return (k: number): string => {
+    checkBudget(k, 'midCuts');
+    if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
+    if (k <= 0) return '';
+    if (complete && front.length <= k) return s;
+    const markIds = markAll.slice(0, k);
+    const room = k - markIds.length;
+    const a = Math.ceil(room / 2);
+    const b = Math.floor(room / 2);
+    if (b > 0) tail ??= complete ? front.slice(Math.max(0, front.length - bMax)) : tailIds(s, pos, front, bMax, t);
+    const tl = b > 0 ? tail!.slice(Math.max(0, tail!.length - b)) : [];
+    return decodeLists([front.slice(0, a), markIds, tl], t);
+  };
+}

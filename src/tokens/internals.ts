@@ -1,0 +1,40 @@
+/**
+ * Hooks into the tokenizer's process-wide state, for tests and benchmarks only. No package
+ * entry exports this module (tests import it from the source tree); it may change at any time.
+ */
+import { clearPieceCache, setHeapFrom } from './bpe.js';
+import { pieceEnd, regexPieceEnd, scanPiece } from './pretokenize.js';
+import { tableLoaded, tbl } from './ranks.js';
+import { isBoundary, syncPoint } from './resync.js';
+
+/**
+ * - `load()`: decode the rank table now; returns the vocabulary size.
+ * - `loaded()`: whether the rank table has been decoded.
+ * - `pieces(s)`: the pre-token pieces of `s` (UTF-16 strings).
+ * - `isBoundary(s, i)`: whether `i` is a resynchronisation point.
+ * - `syncPoint(s, lo, q)`: the first resynchronisation point in `[lo, s.length)` given the
+ *   piece boundary `q < lo` (number runs included), or -1.
+ * - `scanPiece(s, pos)` / `regexPieceEnd(s, pos)`: the piece end at `pos` by the hand-written
+ *   scanner (the fallback for giant pieces) or by the regex alone (may throw RangeError).
+ * - `setHeapFrom(k)`: pieces longer than `k` bytes use the heap merge (default 128).
+ * - `clearCache()`: empty the piece cache.
+ */
+export const tokensInternals = {
+  load: (): number => tbl().size,
+  loaded: tableLoaded,
+  pieces(s: string): string[] {
+    const out: string[] = [];
+    for (let pos = 0; pos < s.length; ) {
+      const end = pieceEnd(s, pos);
+      out.push(s.slice(pos, end));
+      pos = end;
+    }
+    return out;
+  },
+  isBoundary,
+  syncPoint,
+  scanPiece,
+  regexPieceEnd,
+  setHeapFrom,
+  clearCache: clearPieceCache,
+};

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const lib = await import(join(root, 'dist', 'index.js'));
+const lib = { ...(await import(join(root, 'dist', 'dialog', 'index.js'))), ...(await import(join(root, 'dist', 'notebook', 'index.js'))) };
 const which = process.argv[2] ?? 'corpus';
 const sizeMB = Number(process.argv[3] ?? 20);
 

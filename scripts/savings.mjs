@@ -16,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const dir = process.argv[2] ? resolve(process.argv[2]) : join(process.env.DLG_SHARED_DIR ?? join(root, '..', 'shared'), 'conformance', 'dialogs');
 
-const { readsIpynbBytes } = await import(join(root, 'dist', 'index.js'));
-const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'index.js'));
-const { lenToks } = await import(join(root, 'dist', 'index.js'));
+const { readsIpynbBytes } = await import(join(root, 'dist', 'notebook', 'index.js'));
+const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'dist', 'dialog', 'index.js'));
+const { lenToks } = await import(join(root, 'dist', 'tokens', 'index.js'));
 
 let manifest;
 try {

@@ -1,32 +1,44 @@
 /**
- * dlg-compact's browser-safe core: everything except file I/O and the command line. Nothing
- * reachable from here imports a `node:` module, so JupyterLab front-end code and companion
- * scripts can bundle it. Node users import the package root (`dlg-compact`), which re-exports
- * this plus the file helpers of `io.ts`.
+ * `dlg-compact/core`: the curated, browser-safe API — what the README's library section uses.
+ * Nothing reachable from here imports a `node:` module, so JupyterLab front ends can bundle it.
+ * Everything else is in the subpath entries named in README.md (`dlg-compact/tokens`, `/chat`,
+ * `/dsl`, `/dialog`, `/notebook`, `/strategies`, `/python`; `/files` for Node).
  */
-export * from './errors.js';
-export * from './chat/message.js';
-export * from './python/index.js';
-export * from './tokens/index.js';
-export * from './dsl/render.js';
-export * from './dsl/continuation.js';
-export * from './dsl/compact-reply.js';
-export * from './chat/index.js';
-export * from './dialog/ai-output.js';
-export * from './dialog/cells.js';
-export * from './dialog/message.js';
-export * from './dialog/dialog.js';
-export * from './dialog/chat-bridge.js';
-export * from './notebook/index.js';
-export * from './dialog/compact.js';
-export * from './dialog/measure.js';
-export * from './strategies/refusal.js';
-export * from './strategies/llm-settings.js';
-export * from './strategies/summarizer.js';
-export * from './strategies/wire.js';
-export * from './strategies/summary.js';
-export * from './strategies/micro.js';
-export * from './strategies/evidence.js';
-export * from './strategies/summarizer-http.js';
-export * from './dialog/summarize.js';
-export * from './dialog/micro.js';
+export { BudgetError, DlgError, InvalidArgumentError, JsonParseError, NotebookError } from './errors.js';
+export { encToks, decToks, lenToks, fitsToks, truncToksMid } from './tokens/index.js';
+export { type Msg, type Part, mkMsg, toolPart, toolResult, msgToJSON, msgFromJSON, fmt2hist, hist2fmt } from './chat/index.js';
+export {
+  type Policy,
+  compactPolicy,
+  compactText,
+  compactResult,
+  fencedCode,
+  bashCall,
+  genericCall,
+  compactCall,
+  callRenderers,
+  compactUser,
+  compactAsst,
+  compactTool,
+  compactMsg,
+  compactChat,
+  compactReply,
+  compactContent,
+  compactBody,
+  joinCompacts,
+} from './dsl/index.js';
+export { type Summarizer, httpSummarizer, llmSettingsFromEnv } from './strategies/index.js';
+export {
+  Dialog,
+  Message,
+  chat2dlg,
+  dlg2chat,
+  dlg2compact,
+  measureDialog,
+  seededIds,
+  summarizeDialog,
+  planDialogSummary,
+  microCompactDialog,
+  planDialogMicro,
+} from './dialog/index.js';
+export { readsIpynb, dumpsIpynb, toNotebookContent, fromNotebookContent, validateDialog, flatNotebook } from './notebook/index.js';

@@ -1,8 +1,6 @@
 /**
- * dlg-compact for Node: the browser-safe core plus reading and writing notebooks on disk and
- * the Node transcript writer of auto-compaction. Browser bundles resolve the package to
- * `core.js` instead (see package.json `exports`).
+ * `dlg-compact` for Node: the curated core (core.ts) plus reading and writing notebooks on
+ * disk. Browser bundles resolve the package to `core.js` instead (package.json `exports`).
  */
 export * from './core.js';
-export * from './notebook/files.js';
-export * from './strategies/transcript-file.js';
+export { readIpynb, writeIpynb } from './notebook/files.js';

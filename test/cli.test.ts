@@ -936,7 +936,7 @@ function showIds(ids: string[]): string {
 }
 
 describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
-  const plan = planDialogSummary(demo(), { force: true });
+  const plan = planDialogSummary(demo(), null, { force: true });
 
   it('the planner replaces the first 11 of the 15 demo cells (default keep: max(2, ceil(15/4)) = 4, nothing pinned)', () => {
     expect(plan.wouldChange).toBe(true);
@@ -964,7 +964,7 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(demoIds).not.toContain(note.id);
     // the planner's estimate, with the source path the command records (part of the note):
     // the input relative to the output's folder, never an absolute local path
-    const withSource = planDialogSummary(demo(), { force: true, sourcePath: 'demo.ipynb' });
+    const withSource = planDialogSummary(demo(), null, { force: true, sourcePath: 'demo.ipynb' });
     expect(withSource.replacedIds).toEqual(plan.replacedIds);
     expect(note.metadata).toEqual({
       dlg_compact: {
@@ -994,7 +994,7 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
   it('--max-tokens above the dialog: nothing to do, reported unchanged with the reason, exit 0, no file', () => {
     const dir = tempDir();
     copyFileSync(DEMO, join(dir, 'demo.ipynb'));
-    expect(planDialogSummary(demo(), { maxTokens: 1_000_000 })).toMatchObject({ wouldChange: false, reason: 'not-needed' });
+    expect(planDialogSummary(demo(), null, { maxTokens: 1_000_000 })).toMatchObject({ wouldChange: false, reason: 'not-needed' });
     const r = cli(['--strategy', 'summary', '--max-tokens', '1000000', 'demo.ipynb'], dir);
     expect(r).toEqual({
       code: 0,
@@ -1023,7 +1023,7 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
   it('--max-tokens below the dialog and --keep-recent reach the planner', () => {
     const dir = tempDir();
     copyFileSync(DEMO, join(dir, 'demo.ipynb'));
-    const p = planDialogSummary(demo(), { maxTokens: 5000, keepRecent: 6 });
+    const p = planDialogSummary(demo(), null, { maxTokens: 5000, keepRecent: 6 });
     expect(p.wouldChange).toBe(true);
     expect(p.replacedIds).toEqual(demoIds.slice(0, 9));
     const r = cli(['--strategy', 'summary', '--max-tokens', '5000', '--keep-recent', '6', '--json', 'demo.ipynb'], dir);
@@ -1034,7 +1034,7 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(out.nb.cells.map((c) => c.id).slice(1)).toEqual(demoIds.slice(9));
     expect(rec.tokens.after).toEqual(measureDialog(out.dialog).tokens);
     // a budget the dialog stays under (90% trigger): refused
-    const p2 = planDialogSummary(demo(), { maxTokens: Math.ceil(p.tokensBefore / 0.9) + 10 });
+    const p2 = planDialogSummary(demo(), null, { maxTokens: Math.ceil(p.tokensBefore / 0.9) + 10 });
     expect(p2.reason).toBe('not-needed');
     const r2 = cli(['--strategy', 'summary', '--max-tokens', String(Math.ceil(p.tokensBefore / 0.9) + 10), '-o', 'x.ipynb', 'demo.ipynb'], dir);
     expect(r2.stdout).toContain('x.ipynb: unchanged (summary refused: not-needed),');
@@ -1378,7 +1378,7 @@ describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () =>
   });
 
   function plan() {
-    return planDialogSummary(demo(), { force: true });
+    return planDialogSummary(demo(), null, { force: true });
   }
 });
 
@@ -1416,7 +1416,7 @@ describe.skipIf(!HAVE_SHARED)('strategies on real dialogs, and schema validity o
     const dir = tempDir();
     copyFileSync(join(dialogs, '001.ipynb'), join(dir, '001.ipynb'));
     const input = readsIpynbBytes(readFileSync(join(dir, '001.ipynb')), '001');
-    const p = planDialogSummary(input, { force: true });
+    const p = planDialogSummary(input, null, { force: true });
     expect(p.wouldChange).toBe(true);
     const r = cli(['--strategy', 'summary', '--json', '001.ipynb'], dir);
     expect(r.code).toBe(0);

@@ -274,7 +274,7 @@ describe('the default DSL summariser and the default counter', () => {
     const d = mkDialog();
     const bytes = dumpsIpynb(d);
     const opts = { force: true, keepRecent: 3, sourcePath: '/tmp/full.ipynb' };
-    const plan = planDialogSummary(d, opts);
+    const plan = planDialogSummary(d, null, opts);
     expect(dumpsIpynb(d)).toBe(bytes);
     const r = await summarizeDialog(d, null, opts);
     expect(plan).toEqual({ wouldChange: true, replacedIds: r.replaced, tokensBefore: r.tokensBefore, estimatedTokensAfter: r.tokensAfter });
@@ -285,12 +285,12 @@ describe('the default DSL summariser and the default counter', () => {
   it('planDialogSummary: refusals, and no estimate for an online summariser', () => {
     const d = mkDialog();
     const before = dialogContextTokens(d);
-    expect(planDialogSummary(d, { maxTokens: 10 ** 9 })).toEqual({ wouldChange: false, reason: 'not-needed', replacedIds: [], tokensBefore: before });
+    expect(planDialogSummary(d, null, { maxTokens: 10 ** 9 })).toEqual({ wouldChange: false, reason: 'not-needed', replacedIds: [], tokensBefore: before });
     expect(
       planDialogSummary(
         d,
-        { force: true, keepRecent: 3 },
         Object.assign(() => 'x '.repeat(5000), { offline: true }),
+        { force: true, keepRecent: 3 },
       ),
     ).toEqual({
       wouldChange: false,
@@ -299,7 +299,7 @@ describe('the default DSL summariser and the default counter', () => {
       tokensBefore: before,
     });
     const online: DialogSummarizer = async () => 'S.';
-    expect(planDialogSummary(d, { force: true, keepRecent: 3 }, online)).toEqual({
+    expect(planDialogSummary(d, online, { force: true, keepRecent: 3 })).toEqual({
       wouldChange: true,
       replacedIds: ['n1', 'c1', 'p1', 's1'],
       tokensBefore: before,

@@ -87,3 +87,110 @@ describe('the built package entry', () => {
     expect(readFileSync(join(dir, 'analysis.ipynb')).equals(demoBytes)).toBe(true); // the input is only read
   });
 });
+
+describe('the public surface', () => {
+  const ROOT_NAMES = [
+    'BudgetError',
+    'DlgError',
+    'Dialog',
+    'InvalidArgumentError',
+    'JsonParseError',
+    'Message',
+    'NotebookError',
+    'bashCall',
+    'callRenderers',
+    'chat2dlg',
+    'compactAsst',
+    'compactBody',
+    'compactCall',
+    'compactChat',
+    'compactContent',
+    'compactMsg',
+    'compactPolicy',
+    'compactReply',
+    'compactResult',
+    'compactText',
+    'compactTool',
+    'compactUser',
+    'decToks',
+    'dlg2chat',
+    'dlg2compact',
+    'dumpsIpynb',
+    'encToks',
+    'fencedCode',
+    'fitsToks',
+    'flatNotebook',
+    'fmt2hist',
+    'fromNotebookContent',
+    'genericCall',
+    'hist2fmt',
+    'httpSummarizer',
+    'joinCompacts',
+    'lenToks',
+    'llmSettingsFromEnv',
+    'measureDialog',
+    'microCompactDialog',
+    'mkMsg',
+    'msgFromJSON',
+    'msgToJSON',
+    'planDialogMicro',
+    'planDialogSummary',
+    'readIpynb',
+    'readsIpynb',
+    'seededIds',
+    'summarizeDialog',
+    'toNotebookContent',
+    'toolPart',
+    'toolResult',
+    'truncToksMid',
+    'validateDialog',
+    'writeIpynb',
+  ];
+  const SUBPATHS = ['core', 'python', 'tokens', 'chat', 'dsl', 'strategies', 'dialog', 'notebook', 'files'];
+
+  it('the root exports exactly the curated names (55 values + 4 types, at most 60)', () => {
+    const r = node('names.mjs', "console.log(JSON.stringify(Object.keys(await import('dlg-compact')).sort()));");
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([...ROOT_NAMES].sort());
+    const dts = readFileSync(join(ROOT, 'dist', 'core.d.ts'), 'utf8');
+    for (const t of ['Msg', 'Part', 'Policy', 'Summarizer']) expect(dts).toContain(`type ${t}`);
+  });
+
+  it('every documented subpath resolves, and no entry exports a test hook or writer-only state', () => {
+    const src = [
+      `const out = {};`,
+      `for (const s of ${JSON.stringify(SUBPATHS)}) out[s] = Object.keys(await import('dlg-compact/' + s));`,
+      `out.root = Object.keys(await import('dlg-compact'));`,
+      'console.log(JSON.stringify(out));',
+    ].join('\n');
+    const r = node('subpaths.mjs', src);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as Record<string, string[]>;
+    for (const [entry, names] of Object.entries(out)) {
+      expect(names.length, entry).toBeGreaterThan(0);
+      for (const hook of ['tokensInternals', 'setHeapFrom', 'clearCache', 'cellWire', 'dialogWire']) expect(names, entry).not.toContain(hook);
+    }
+    // Names the conformance suites use stay reachable from some entry.
+    const all = new Set(Object.values(out).flat());
+    for (const n of [
+      'compactCode',
+      'convTools',
+      'midCuts',
+      'aiOutput',
+      'readsIpynbBytes',
+      'compactDialog',
+      'summarizeCompaction',
+      'microCompact',
+      'evidenceRecord',
+      'literalEval',
+      'pyDumps',
+      'parseJson',
+      'readIpynbSync',
+      'writeIfChanged',
+      'autoCompactNode',
+    ])
+      expect(all.has(n), n).toBe(true);
+    expect(out.tokens).toContain('lenToks');
+    expect(out.files).toContain('readIpynb');
+  });
+});

@@ -23,3 +23,7 @@ export { convTools } from './legacy-envelope.js';
 export { cleanReply } from './clean.js';
 export { fmt2hist, parseToolBlocks } from './parse.js';
 export { hist2fmt } from './write.js';
+/** Descriptive alias of {@link fmt2hist} (the reference's name): a reply's Markdown to canonical messages. */
+export { fmt2hist as parseReply } from './parse.js';
+/** Descriptive alias of {@link hist2fmt} (the reference's name): canonical messages to a reply's Markdown. */
+export { hist2fmt as formatReply } from './write.js';

@@ -76,7 +76,7 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
     summary: { summarizer: label, replaced: 0, ids: [] },
   });
   if (job.check && !summarizer.offline) {
-    const plan = planDialogSummary(dialog, options, summarizer);
+    const plan = planDialogSummary(dialog, summarizer, options);
     if (!plan.wouldChange) return refused(plan.reason ?? 'not-needed');
     const n = plan.replacedIds.length;
     return {

@@ -18,13 +18,13 @@ function emptyTokens(): ClassTokens {
 }
 
 /**
- * Compact one message in place (the reference's `Message.compact`): prompts only. The request
- * is middle-truncated to `userToks` tokens (not stripped); a non-empty reply is replaced by
+ * Compact one prompt in place (the reference's `Message.compact`). The request is
+ * middle-truncated to `userToks` tokens (not stripped); a non-empty reply is replaced by
  * `compactReply` without a mark. Other message types, ids, metadata and attachments are
  * untouched. A reply that is already a DSL rendering is kept (see `isCompactedReply`).
  * @returns the same message.
  */
-export function compactMessage(m: Message, policy?: Partial<Policy>): Message {
+export function compactPrompt(m: Message, policy?: Partial<Policy>): Message {
   if (m.type !== 'prompt') return m;
   const p = resolvePolicy(policy);
   m.content = truncToksMid(m.content, p.userToks);
@@ -48,7 +48,7 @@ export function compactMessage(m: Message, policy?: Partial<Policy>): Message {
  */
 export function compactDialog<D extends Dialog>(d: D, policy?: Partial<Policy>): D {
   const p = resolvePolicy(policy);
-  d.messages.forEach((m, i) => atCell(d, m, i, 'source', () => compactMessage(m, p)));
+  d.messages.forEach((m, i) => atCell(d, m, i, 'source', () => compactPrompt(m, p)));
   return d;
 }
 

@@ -8,7 +8,7 @@ import type { Policy } from '../dsl/render.js';
 import { InvalidArgumentError } from '../errors.js';
 import { aiOutput as outputsAiView } from './ai-output.js';
 import { MSG_TYPES, cloneJson, randomId, type JsonObject, type MessageLike, type MsgType } from './cells.js';
-import { compactMessage } from './compact.js';
+import { compactPrompt } from './compact.js';
 import { cellWire, copyCellWire, initCellWire } from './wire-state.js';
 
 /** Fields accepted by the {@link Message} constructor and `Dialog.mkMessage`. */
@@ -147,12 +147,12 @@ export class Message implements MessageLike {
   /**
    * Compact this message in place (the reference's `Message.compact`; prompts only): the
    * request middle-truncated to `userToks` tokens, a non-empty reply re-rendered in the compact
-   * DSL unless it already is one. See `compactMessage` in compact.ts.
+   * DSL unless it already is one. See `compactPrompt` in compact.ts.
    * @param policy token budgets (SPEC §8 defaults for the rest).
    * @returns this message.
    */
   compact(policy?: Partial<Policy>): this {
-    compactMessage(this, policy);
+    compactPrompt(this, policy);
     return this;
   }
 

@@ -311,25 +311,14 @@ export interface DialogSummaryPlan {
  * What {@link summarizeDialog} would do, without changing the dialog (for `--check`). With an
  * offline summariser (default {@link dslSummarizer}) the summary is computed, so the answer is
  * exact; with another one, only the plan is reported.
- * Arguments are in the order of {@link summarizeDialog}; the former order
- * `(dialog, options, summarizer)` is still accepted (an options object in second place).
+ * Arguments are in the order of {@link summarizeDialog}.
  * @param summarizer default {@link dslSummarizer}(). An offline summariser must return a
  *   string synchronously.
  * @throws InvalidArgumentError on bad arguments.
  */
-export function planDialogSummary(dialog: Dialog, summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions): DialogSummaryPlan;
-/** @deprecated the former argument order; use `planDialogSummary(dialog, summarizer, options)`. */
-export function planDialogSummary(dialog: Dialog, options?: SummarizeDialogOptions, summarizer?: DialogSummarizer | null): DialogSummaryPlan;
-export function planDialogSummary(
-  dialog: Dialog,
-  a?: DialogSummarizer | SummarizeDialogOptions | null,
-  b?: DialogSummarizer | SummarizeDialogOptions | null,
-): DialogSummaryPlan {
+export function planDialogSummary(dialog: Dialog, summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions): DialogSummaryPlan {
   const where = 'planDialogSummary';
-  // An options object (not a function) in second place, or a summariser in third, is the former order.
-  const former = (a !== undefined && a !== null && typeof a === 'object') || ((a === undefined || a === null) && typeof b === 'function');
-  const summarizer = (former ? b : a) as DialogSummarizer | null | undefined;
-  const o = checkOptions(former ? a : b, where);
+  const o = checkOptions(options, where);
   const sum = summarizer ?? dslSummarizer();
   if (typeof sum !== 'function') throw new InvalidArgumentError(`${where}: summarizer must be a function`);
   const prep = prepare(dialog, o, where);

@@ -1,23 +1,10 @@
 /**
- * Writing a dialog as `.ipynb` text (SPEC §7): exactly the text Python's nbformat tooling
- * writes for the notebook the reference builds from the dialog — Python
- * `json.dumps(nb, sort_keys=True, indent=1, separators=(',', ': '), ensure_ascii=False)` plus a
- * trailing `"\n"`, after nbformat's `split_lines`: cell sources, `stream` text, and in
- * `execute_result`/`display_data` data and in attachments every `text/*`,
- * `application/javascript` and `image/svg+xml` string become lists of lines split as Python's
- * `str.splitlines(keepends=True)` splits. Before splitting, lists of strings are joined as
- * nbformat's `rejoin_lines` does on reading (any non-JSON mime key; `text` of any output), so a
- * list that is not in split form is normalised and a list-form `image/png` becomes one string.
- * JSON mime data (`application/json`, `application/*+json`) is left as it is. `nbformat` is 4
- * and `nbformat_minor` 5; code cells always get `outputs` and `execution_count`; output
- * metadata key `__type` is dropped (conformance roundtrip fixtures); nbformat's transient keys
- * are dropped (`strip_transient`: notebook metadata `orig_nbformat`, `orig_nbformat_minor`,
- * `signature`; cell metadata `trusted`). A notebook already in this form round-trips byte for
- * byte.
- *
- * One deliberate difference: a lone surrogate (possible only through a `\udXXX` escape) is
- * written as a lowercase `\udxxx` escape. Python would put the raw surrogate into the text and
- * then fail to encode the file as UTF-8; the escape keeps the data and the file valid.
+ * Writing a dialog as `.ipynb` text (SPEC §7): the bytes Python's nbformat writes for the
+ * reference's notebook — sorted keys, indent 1, no ASCII escaping, a trailing newline — after
+ * nbformat's `split_lines` (sources, stream text, `text/*`, JavaScript and SVG data become lists
+ * of lines; JSON mime data is left alone) and `strip_transient`. A notebook already in this form
+ * round-trips byte for byte. One deliberate difference: a lone surrogate is written as a `\udxxx`
+ * escape, where Python would fail to encode the file (docs/differences.md).
  */
 import { isJsonMime, type JsonObject } from '../dialog/cells.js';
 import { Dialog } from '../dialog/dialog.js';

@@ -85,36 +85,6 @@ describe('Message', () => {
     expect(c.aiOutput).toBe(aiOutput(c.output));
     expect(new Message('n').aiOutput).toBe(aiOutput([]));
   });
-
-  it('aiOutput is cached per outputs array; assigning, resizing or outputsChanged() recomputes it', () => {
-    let reads = 0;
-    const stream = (text: string): Record<string, unknown> => {
-      const o: Record<string, unknown> = { output_type: 'stream', name: 'stdout' };
-      Object.defineProperty(o, 'text', { enumerable: true, get: () => (reads++, text) });
-      return o;
-    };
-    const c = new Message('x', { type: 'code', output: [stream('[1, 2]\n')] });
-    expect(c.aiOutput).toBe('[1, 2]');
-    const afterFirst = reads;
-    expect(afterFirst).toBeGreaterThan(0);
-    expect(c.aiOutput).toBe('[1, 2]');
-    expect(reads).toBe(afterFirst); // second read: cached, the outputs are not looked at again
-    c.output = [stream('3')]; // another array
-    expect(c.aiOutput).toBe('3');
-    c.output.push(stream('4')); // same array, new length
-    expect(c.aiOutput).toBe('34');
-    c.output[1] = stream('5'); // same array and length: needs outputsChanged()
-    expect(c.aiOutput).toBe('34');
-    c.outputsChanged();
-    expect(c.aiOutput).toBe('35');
-    const before = reads;
-    expect(c.clone().aiOutput).toBe('35');
-    expect(reads).toBeGreaterThan(before); // a clone has its own outputs and computes its own view
-    const p = new Message('q', { type: 'prompt', reply: 'r' });
-    expect(p.aiOutput).toBe('r');
-    p.reply = 's';
-    expect(p.aiOutput).toBe('s'); // a prompt's view is its reply, never cached
-  });
 });
 
 describe('Dialog', () => {

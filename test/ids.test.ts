@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { seededIds } from '../src/dialog/ids.js';
+import { InvalidArgumentError } from '../src/errors.js';
 import { dumpsIpynb, readsIpynbBytes } from '../src/notebook/index.js';
 
 const hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
@@ -39,6 +40,11 @@ describe('seededIds', () => {
     expect([b(), b()]).toEqual([a1, a2]);
     expect(c()).not.toBe(a1);
     expect(a1).not.toBe(a2);
+  });
+
+  it.each([[null], [42], [[1, 2, 3]], [{}]])('rejects %j with a typed error', (bad) => {
+    expect(() => seededIds(bad as never)).toThrow(InvalidArgumentError);
+    expect(() => seededIds(bad as never)).toThrow(/^seededIds: expected the input's bytes/);
   });
 
   it('the empty input has a sequence too', () => {

@@ -609,3 +609,29 @@ describe('hostile notebook text (found by the adversarial pass)', () => {
     expect(() => readsIpynb(text, 'odd.ipynb')).toThrow('odd.ipynb: cell #0: cell_type: unknown cell type');
   });
 });
+
+describe('a change of cell type made in code survives writing', () => {
+  it('a note read from a file and turned into a prompt with no reply is written as a prompt', () => {
+    const note = new Dialog([]);
+    note.mkMessage('Please review this.', { id: 'n1' });
+    const text = dumpsIpynb(note);
+    const d = readsIpynb(text);
+    d.messages[0]!.type = 'prompt';
+    const out = dumpsIpynb(d);
+    expect(out).not.toBe(text);
+    expect(out).toContain('"solveit_ai": true');
+    expect(readsIpynb(out).messages[0]!.type).toBe('prompt');
+  });
+
+  it('a prompt read without solveit_ai (separator only) is still written without it', () => {
+    const nb = {
+      cells: [{ cell_type: 'markdown', id: 'p1', metadata: {}, source: `Ask?\n\n${SEP}\n\nAnswer.` }],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    const d = readsIpynb(JSON.stringify(nb));
+    expect(d.messages[0]!.type).toBe('prompt');
+    expect(dumpsIpynb(d)).not.toContain('solveit_ai');
+  });
+});

@@ -6,6 +6,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /**
  * An id source for `ReadOptions.newId` (and the dialog's own id source) derived from an input.
@@ -16,11 +17,14 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
  *
  * @param input the input's bytes (as read from disk), or a string hashed as its UTF-8 bytes.
  * @returns a function returning 8-hex-digit strings, the same sequence for the same input.
+ * @throws InvalidArgumentError when `input` is neither a string nor a `Uint8Array`.
  * @example
  * const bytes = await readFile('demo.ipynb');
  * const dialog = readsIpynbBytes(bytes, 'demo.ipynb', { newId: seededIds(bytes) });
  */
 export function seededIds(input: Uint8Array | string): () => string {
+  if (typeof input !== 'string' && !(input instanceof Uint8Array))
+    throw new InvalidArgumentError(`seededIds: expected the input's bytes (a Uint8Array) or a string, got ${input === null ? 'null' : typeof input}`);
   const bytes = typeof input === 'string' ? utf8ToBytes(input) : input;
   const seed = bytesToHex(sha256(bytes));
   let k = 0;

@@ -72,7 +72,7 @@ export class Message implements MessageLike {
   idGenerated: boolean;
 
   /** Cached AI view of `output`: the array it was computed for, its length then, and the text. */
-  #view: { of: unknown[]; length: number; text: string } | undefined;
+  #view: { refs: unknown[]; text: string } | undefined;
 
   /**
    * Make a message.
@@ -110,17 +110,20 @@ export class Message implements MessageLike {
    * The AI view of this message's output (SPEC §7, the reference's `ai_output`): a prompt's
    * view is its reply; otherwise `aiOutput(this.output)` of ai-output.ts (`''` for no outputs).
    *
-   * The view of the outputs is computed once and cached. It is recomputed when `output` is
-   * assigned another array or the array's length changes; after any other in-place edit (an
-   * element replaced, an output object changed) call {@link outputsChanged}.
+   * The view of the outputs is cached. Each read compares what the view depends on — the
+   * `output` array, each output object, each of its fields, and one level inside those (a mime
+   * bundle's entries, a list of lines) — by identity and value, and recomputes when anything
+   * differs, so ordinary edits (assigning, pushing, splicing, replacing an output, changing its
+   * `text` or a bundle entry) are seen. Only an edit nested deeper than that (inside JSON mime
+   * data) needs {@link outputsChanged}. The check costs one step per field, not a re-render.
    * @throws InvalidArgumentError for malformed outputs (not cached: the next read tries again).
    */
   get aiOutput(): string {
     if (this.type === 'prompt') return this.reply;
     const v = this.#view;
-    if (v !== undefined && v.of === this.output && v.length === this.output.length) return v.text;
+    if (v !== undefined && sameRefs(v.refs, this.output)) return v.text;
     const text = outputsAiView(this.output);
-    this.#view = { of: this.output, length: this.output.length, text };
+    this.#view = { refs: outputRefs(this.output), text };
     return text;
   }
 
@@ -173,4 +176,37 @@ export class Message implements MessageLike {
     copyCellWire(this, m);
     return m;
   }
+}
+
+/**
+ * What the AI view of `outputs` depends on, flattened: the array and its length, then per
+ * output the object and each field's key and value, one level into arrays and objects.
+ */
+function outputRefs(outputs: readonly unknown[]): unknown[] {
+  const refs: unknown[] = [outputs, outputs.length];
+  const inner = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      refs.push(v.length);
+      for (const x of v) refs.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) refs.push(k, x);
+    }
+  };
+  for (const o of outputs) {
+    refs.push(o);
+    if (o === null || typeof o !== 'object') continue;
+    for (const [k, x] of Object.entries(o)) {
+      refs.push(k, x);
+      inner(x);
+    }
+    refs.push(0); // end of this output's fields
+  }
+  return refs;
+}
+
+function sameRefs(refs: readonly unknown[], outputs: readonly unknown[]): boolean {
+  const now = outputRefs(outputs);
+  if (now.length !== refs.length) return false;
+  for (let i = 0; i < now.length; i++) if (!Object.is(now[i], refs[i])) return false;
+  return true;
 }

@@ -26,6 +26,12 @@ export interface CellWireState {
    */
   solveitAi: boolean;
   /**
+   * Whether the cell was read from a file as a prompt. A cell that was not (made in code, or
+   * read as a note and turned into a prompt) always gets `solveit_ai: true` when written as a
+   * prompt, so the change of type survives a round trip even with an empty reply.
+   */
+  readAsPrompt: boolean;
+  /**
    * Prompts: the source held the separator. When the reply is empty the separator is written
    * only if this is true, so an unanswered prompt (no separator) and a prompt whose reply is
    * empty (separator at the end) both round-trip.
@@ -51,7 +57,7 @@ const dialogs = new WeakMap<object, DialogWireState>();
 
 /** Give a new message its initial write-back state (`solveitAi` is true for a prompt). */
 export function initCellWire(m: object, prompt: boolean): CellWireState {
-  const s: CellWireState = { solveitAi: prompt, hadSeparator: false, flagValues: {}, extra: {} };
+  const s: CellWireState = { solveitAi: prompt, readAsPrompt: false, hadSeparator: false, flagValues: {}, extra: {} };
   cells.set(m, s);
   return s;
 }
@@ -67,7 +73,13 @@ export function cellWire(m: object): CellWireState {
 /** Copy `from`'s write-back state to `to` (JSON values deep-copied). */
 export function copyCellWire(from: object, to: object): void {
   const s = cellWire(from);
-  cells.set(to, { solveitAi: s.solveitAi, hadSeparator: s.hadSeparator, flagValues: cloneJson(s.flagValues), extra: cloneJson(s.extra) });
+  cells.set(to, {
+    solveitAi: s.solveitAi,
+    readAsPrompt: s.readAsPrompt,
+    hadSeparator: s.hadSeparator,
+    flagValues: cloneJson(s.flagValues),
+    extra: cloneJson(s.extra),
+  });
 }
 
 /** The write-back state of a dialog (live). */

@@ -257,6 +257,7 @@ function readCell(value: unknown, i: number, file: string): Message {
   m.idGenerated = typeof rawId !== 'string';
   const wire = cellWire(m);
   wire.solveitAi = type === 'prompt' && pyTruthy(flagValues.solveit_ai);
+  wire.readAsPrompt = type === 'prompt';
   wire.hadSeparator = hadSeparator;
   wire.flagValues = flagValues;
   const known = ct === 'code' ? CELL_KEYS_CODE : CELL_KEYS_COMMON;

@@ -109,7 +109,7 @@ function cellView(m: Message): Entries {
     ['skipped', m.skipped],
     ['pinned', m.pinned],
   ];
-  if (ct === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && wire.solveitAi]);
+  if (ct === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && (wire.solveitAi || !wire.readAsPrompt)]);
   for (const [k, on] of flags) {
     const v = flagValue(on, wire.flagValues[k]);
     if (v !== undefined) md.set(k, v);

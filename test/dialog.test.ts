@@ -246,6 +246,11 @@ describe('validate', () => {
     if (HAVE_SHARED) expect(schemaErrors(dumpsIpynb(d))).toBe('');
   });
 
+  it.each([[null], [undefined], ['{"cells": []}'], [42]])('rejects %j, which is not a dialog, with a typed error', (bad) => {
+    expect(() => validateDialog(bad as never)).toThrow(InvalidArgumentError);
+    expect(() => validateDialog(bad as never)).toThrow(/^validateDialog: expected a Dialog, got /);
+  });
+
   it('accepts a 64-character id', () => {
     const d = good();
     code(d).id = 'a'.repeat(64);

@@ -8,7 +8,7 @@ import { CELL_ID_RE, MSG_TYPES, type JsonObject } from '../dialog/cells.js';
 import type { Dialog } from '../dialog/dialog.js';
 import { Message } from '../dialog/message.js';
 import { cellWire, dialogWire } from '../dialog/wire-state.js';
-import { NotebookError } from '../errors.js';
+import { InvalidArgumentError, NotebookError } from '../errors.js';
 import { isJsonObject, isLosslessNumber, pyNumberKind } from '../python/index.js';
 
 /**
@@ -28,9 +28,11 @@ import { isJsonObject, isLosslessNumber, pyNumberKind } from '../python/index.js
  * @param dialog the dialog to check.
  * @returns the dialog.
  * @throws NotebookError naming the dialog, the cell (id, or `#index` when the id itself is
- *   bad) and the field.
+ *   bad) and the field; InvalidArgumentError when `dialog` is not an object.
  */
 export function validateDialog<D extends Dialog>(dialog: D): D {
+  if (dialog === null || typeof dialog !== 'object')
+    throw new InvalidArgumentError(`validateDialog: expected a Dialog, got ${dialog === null ? 'null' : typeof dialog}`);
   const file = dialog.name;
   if (!Array.isArray(dialog.messages)) throw new NotebookError('messages must be an array', file, undefined, 'cells');
   checkJson(dialog.metadata, file, undefined, 'metadata');

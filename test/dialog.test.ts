@@ -12,7 +12,7 @@ import { Dialog } from '../src/dialog/dialog.js';
 import { Message } from '../src/dialog/message.js';
 import { cellWire, dialogWire } from '../src/dialog/wire-state.js';
 import { InvalidArgumentError, NotebookError } from '../src/errors.js';
-import { LosslessNumber, jsonKeys, parseJson, pyTruthy } from '../src/python/index.js';
+import { LosslessNumber, jsonKeys, parseJson } from '../src/python/index.js';
 import { dumpsIpynb, readsIpynb, validateDialog } from '../src/notebook/index.js';
 import { schemaErrors } from './nbschema.js';
 import { FIXTURES, HAVE_SHARED, shared, thrown, fcParams } from './support.js';
@@ -186,33 +186,6 @@ describe('clone', () => {
     expect(Object.getPrototypeOf(c)).toBe(null);
     expect(c.k).toEqual([1]);
     expect(c.k).not.toBe(nullProto.k);
-  });
-});
-
-describe('pyTruthy', () => {
-  const cases: [string, unknown, boolean][] = [
-    ['null', null, false],
-    ['undefined', undefined, false],
-    ['false', false, false],
-    ['true', true, true],
-    ['0', new LosslessNumber('0'), false],
-    ['0.0', new LosslessNumber('0.0'), false],
-    ['-0', new LosslessNumber('-0'), false],
-    ['1', new LosslessNumber('1'), true],
-    ['1e-300', new LosslessNumber('1e-300'), true],
-    ['NaN', NaN, true],
-    ['js 0', 0, false],
-    ['js 2', 2, true],
-    ['0n', 0n, false],
-    ["''", '', false],
-    ["'x'", 'x', true],
-    ['[]', [], false],
-    ['[0]', [0], true],
-    ['{}', {}, false],
-    ['{a}', { a: 0 }, true],
-  ];
-  it.each(cases)('%s', (_label, v, want) => {
-    expect(pyTruthy(v)).toBe(want);
   });
 });
 

@@ -1,5 +1,6 @@
 // Benchmark of the tokenizer, src/tokens/ (run after `npx tsc -p tsconfig.json`): tokens/second for
-// prose, code, a 200 KB run of one letter and a 5 MB base64 line; the time of
+// prose, Chinese-like text, code, a 200 KB run of one letter and a 5 MB base64 line (and the
+// prose / CJK ratio of MB/s); the time of
 // truncToksMid(5 MB base64, 35); and the first lenToks call (which decodes the rank table).
 // Times are the best of several runs (wall clock); tokens/s is from lenToks.
 // Usage: node scripts/bench-tokens.mjs [--json]
@@ -70,6 +71,22 @@ function code(bytes) {
   }
   return lines.join('\n');
 }
+const HAN =
+  '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼体别处总才场师书';
+/** Chinese-like text of about `bytes` UTF-8 bytes: runs of 5-34 common Han characters ended by a full-width comma or stop. */
+function cjk(bytes) {
+  const out = [];
+  let len = 0;
+  while (len < bytes) {
+    const k = 5 + Math.floor(rnd() * 30);
+    let s = '';
+    for (let i = 0; i < k; i++) s += HAN[Math.floor(rnd() * HAN.length)];
+    s += rnd() < 0.5 ? '，' : '。';
+    out.push(s);
+    len += 3 * s.length;
+  }
+  return out.join('');
+}
 function base64Line(bytes) {
   const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   const parts = [];
@@ -94,14 +111,25 @@ function rate(name, s, reps) {
   const [encMs, n] = best(reps, () => encToks(s).length);
   const [lenMs, m] = best(reps, () => lenToks(s));
   if (m !== n) throw new Error(`${name}: lenToks ${m} != encToks length ${n}`);
-  results[name] = { chars: s.length, tokens: n, encMs: round(encMs), lenToksMs: round(lenMs), tokensPerSec: Math.round(n / (lenMs / 1000)) };
+  const bytes = new TextEncoder().encode(s).length;
+  results[name] = {
+    chars: s.length,
+    bytes,
+    tokens: n,
+    encMs: round(encMs),
+    lenToksMs: round(lenMs),
+    tokensPerSec: Math.round(n / (lenMs / 1000)),
+    mbPerSec: round(bytes / 1e6 / (lenMs / 1000)),
+  };
 }
 
 const P = prose(1_000_000);
 const C = code(1_000_000);
 const A = 'a'.repeat(200_000);
 const B = base64Line(5_000_000);
+const H = cjk(1_000_000);
 rate('prose1MB', P, 5);
+rate('cjk1MB', H, 5);
 rate('code1MB', C, 5);
 rate('a200KB', A, 5);
 rate('base64_5MB', B, 3);
@@ -119,13 +147,18 @@ if (asJson) {
   console.log(JSON.stringify(results, null, 2));
 } else {
   console.log(`import of dist/tokens/index.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
-  for (const k of ['prose1MB', 'code1MB', 'a200KB', 'base64_5MB']) {
+  for (const k of ['prose1MB', 'cjk1MB', 'code1MB', 'a200KB', 'base64_5MB']) {
     const r = results[k];
     console.log(
       `${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +
-        `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s`,
+        `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s  ${r.mbPerSec} MB/s`,
     );
   }
+  const cjkRatio = results.prose1MB.mbPerSec / results.cjk1MB.mbPerSec;
+  console.log(`prose / CJK throughput (MB/s): ${cjkRatio.toFixed(2)}x (target <= 1.5x)`);
+  console.log(
+    `200 KB of one letter counted in ${results.a200KB.lenToksMs} ms, the 5 MB base64 line in ${results.base64_5MB.lenToksMs} ms (target: well under a second)`,
+  );
   console.log(`truncToksMid(base64 5 MB, 35): ${results.truncToksMid_base64_5MB_35.ms} ms (-> ${results.truncToksMid_base64_5MB_35.outTokens} tokens)`);
   console.log(`truncToksMid(a x 200 KB, 35): ${results.truncToksMid_a200KB_35.ms} ms (-> ${results.truncToksMid_a200KB_35.outTokens} tokens)`);
   console.log(`fitsToks(base64 5 MB, 35): ${results.fitsToks_base64_5MB_35.ms} ms (${results.fitsToks_base64_5MB_35.fits})`);

@@ -191,7 +191,9 @@ describe('reply parsing: hostile shapes stay linear', () => {
 
   it('a 5 MB single-line base64 tool result is cut to its budget', () => {
     const b64 = 'QUJD'.repeat(1_250_000);
-    const out = timed(3_000, () => compactReply('hi\n\n' + block({ id: 't1', name: 'view', args: { p: 'x' }, result: b64 }) + '\n\ndone'));
+    const out = timed(3_000, () =>
+      compactReply('hi\n\n' + block({ id: 't1', name: 'view', args: { p: 'x' }, result: b64 }) + '\n\ndone', { profile: 'reference' }),
+    );
     const lines = out.split('\n');
     expect(lines[0]).toBe('hi');
     expect(lines[1]).toBe("▶ view(p='x')");
@@ -271,13 +273,13 @@ describe('rendering errors name the file, the cell and the field', () => {
   it('callToks below the empty fence: BudgetError located at the first code cell (SPEC §3 raises there)', () => {
     const d = readsIpynb(nbText([{ cell_type: 'markdown', id: 'n1', metadata: {}, source: 'hi' }, codeCell('c1', [])]), 'b.ipynb');
     for (const budget of [0, 3]) {
-      const e = thrown(() => dlg2compact(d, { callToks: budget }));
+      const e = thrown(() => dlg2compact(d, { callToks: budget, profile: 'reference' }));
       expect(e).toBeInstanceOf(NotebookError);
       expect(e.message).toBe(`b.ipynb: cell c1: source: fencedCode: a budget of ${budget} tokens is too small for a fenced block (the empty fence needs 4)`);
       expect(e.cause).toBeInstanceOf(BudgetError);
     }
     // 4 tokens hold the empty fence; the code is cut away entirely
-    expect(dlg2compact(d, { callToks: 4 })).toBe('§ hi §\n#_c1\n```python\n\n```');
+    expect(dlg2compact(d, { callToks: 4, profile: 'reference' })).toBe('§ hi §\n#_c1\n```python\n\n```');
   });
 
   it('budgets of 0 elsewhere render, they do not throw (SPEC §2: a cut to 0 tokens is empty)', () => {
@@ -289,11 +291,14 @@ describe('rendering errors name the file, the cell and the field', () => {
       ]),
       'z.ipynb',
     );
-    expect(dlg2compact(d, { userToks: 0, asstToks: 0, callToks: 60, resultToks: 0 })).toBe('▶ f(a=1)\n\n***\n\n#_c1\n```python\nprint(1)\n```');
-    const c = compactDialog(d, { userToks: 0, asstToks: 0, callToks: 0, resultToks: 0 });
+    expect(dlg2compact(d, { userToks: 0, asstToks: 0, callToks: 60, resultToks: 0, profile: 'reference' })).toBe(
+      '▶ f(a=1)\n\n***\n\n#_c1\n```python\nprint(1)\n```',
+    );
+    const c = compactDialog(d, { userToks: 0, asstToks: 0, callToks: 0, resultToks: 0, profile: 'reference' });
     expect(c.messages[0].content).toBe('');
-    // SPEC §8: the reply's pieces (text, call, result, each cut to nothing) joined by newlines
-    expect(c.messages[0].reply).toBe('\n\n');
+    // SPEC §8 joins the pieces cut to nothing by newlines ('\n\n'); compaction settles at its
+    // fixed point (docs/differences.md item 9), and '\n\n' renders as ''.
+    expect(c.messages[0].reply).toBe('');
   });
 });
 
@@ -481,6 +486,16 @@ describe('summarisers that throw, return garbage or never settle', () => {
     expect(r2.transcriptPath).toBe('t.jsonl');
     expect(r2.messages).toBe(transcript);
   });
+
+  it('summarizeCompaction and autoCompact: an answer that reads as an error is refused error-summary', async () => {
+    const msgs: SummaryMessage[] = Array.from({ length: 8 }, (_, i) => ({ id: `m${i}`, type: i % 2 ? 'bot' : 'user', text: 'words '.repeat(50) }));
+    const err = async (): Promise<string> => 'Error generating summary: 503 upstream';
+    const r = await summarizeCompaction(msgs, err, { maxTokens: 10, force: true });
+    expect([r.compacted, r.reason, r.messages === msgs]).toEqual([false, 'error-summary', true]);
+    const transcript = [{ role: 'user', content: 'hello '.repeat(100) }];
+    const r2 = await autoCompact(transcript, err, { writeTranscript: () => 't.jsonl', force: true });
+    expect([r2.compacted, r2.reason, r2.messages === transcript]).toEqual([false, 'error-summary', true]);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -541,10 +556,6 @@ describe('hostile dialogs: compact in place, write, read back', () => {
   ];
   const text = fc.tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), fc.constantFrom('\n', '\n\n')).map(([a, join]) => a.join(join));
   const cell = fc.record({ t: fc.constantFrom('prompt', 'code', 'note', 'raw'), a: text, b: text });
-  // Known gap (reported), left out of the idempotency check: a think span hiding an unclosed
-  // fence keeps a legacy envelope after it unconverted on the first pass (convTools runs
-  // before think spans are removed), so the second pass converts it.
-  const keepsBlocks = (cells: Array<{ a: string; b: string }>): boolean => cells.every((c) => !c.b.includes('<!--think_start-->'));
 
   it('every compacted dialog validates, keeps ids and types, and compacting again changes nothing', () => {
     fc.assert(
@@ -562,7 +573,7 @@ describe('hostile dialogs: compact in place, write, read back', () => {
         const once = dumpsIpynb(compactDialog(d));
         const back = readsIpynb(once, 'h2.ipynb');
         expect(back.messages.map((m) => [m.id, m.type])).toEqual(nbCells.map((_c, i) => [`c${i}`, cells[i]!.t]));
-        if (keepsBlocks(cells)) expect(dumpsIpynb(compactDialog(back))).toBe(once);
+        expect(dumpsIpynb(compactDialog(back))).toBe(once);
       }),
       fcParams(600),
     );

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support.js';
 
-const BROWSER_SAFE_PACKAGES = new Set(['js-tiktoken', 'lossless-json', '@noble/hashes']);
+const BROWSER_SAFE_PACKAGES = new Set(['lossless-json', '@noble/hashes']);
 
 /** Runtime import specifiers of a TypeScript source (static `import`/`export … from`, dynamic `import()`). */
 function runtimeImports(file: string): string[] {

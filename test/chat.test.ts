@@ -28,6 +28,9 @@ import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
 
+/** The reference profile: the worked example pins the reference's renderings. */
+const REF = { profile: 'reference' } as const;
+
 // ---------------------------------------------------------------------------------------------
 // The seed's fixture conversation, with the reference's call ids
 
@@ -103,27 +106,27 @@ describe("chat2dlg: the seed's worked example", () => {
 
   it('compact_reply of the first reply is the asserted string', () => {
     const d = chat2dlg(conversation(), 'demo');
-    const r = compactReply(d.messages[0]!.aiRes);
+    const r = compactReply(d.messages[0]!.aiRes, REF);
     expect(r).toBe(creply);
     expect(r.includes('»') || r.includes('§')).toBe(false);
-    expect(compactReply(d.messages[0]!.aiRes, undefined, { mark: '»' }).split('\n')[0]).toBe('» I will inspect the project. »');
+    expect(compactReply(d.messages[0]!.aiRes, REF, { mark: '»' }).split('\n')[0]).toBe('» I will inspect the project. »');
   });
 
   it('compact_reply of the second reply (the skill turn) is the bash call and its result', () => {
     const d = chat2dlg(conversation(), 'demo');
-    expect(compactReply(d.messages[1]!.aiRes)).toBe('! printf "ready\\n" ¶ ls -la\n> ready');
+    expect(compactReply(d.messages[1]!.aiRes, REF)).toBe('! printf "ready\\n" ¶ ls -la\n> ready');
   });
 
   it('Message.compact: the question stays, the reply becomes the DSL rendering, the id stays', () => {
     const d = chat2dlg(conversation(), 'demo');
     const m = d.messages[0]!;
     const mid = m.id;
-    expect(m.compact()).toBe(m);
+    expect(m.compact(REF)).toBe(m);
     expect(m.content).toBe(q1);
     expect(m.aiRes).toBe(creply);
     expect(m.id).toBe(mid);
     const nte = d.mkMessage('A curated note with **important** rationale.', { type: 'note' });
-    expect(nte.compact()).toBe(nte);
+    expect(nte.compact(REF)).toBe(nte);
     expect(nte.content).toBe('A curated note with **important** rationale.');
   });
 
@@ -131,7 +134,7 @@ describe("chat2dlg: the seed's worked example", () => {
     const d2 = chat2dlg(conversation(), 'demo2');
     const ids = d2.messages.map((m) => m.id);
     const before = d2.messages.reduce((n, m) => n + lenToks(m.aiRes), 0);
-    d2.compact({ userToks: 100, asstToks: 8, callToks: 8, resultToks: 6 });
+    d2.compact({ userToks: 100, asstToks: 8, callToks: 8, resultToks: 6, profile: 'reference' });
     expect(d2.messages.map((m) => m.id)).toEqual(ids);
     expect(d2.messages[2]!.content).toBe(q2);
     expect(d2.messages.reduce((n, m) => n + lenToks(m.aiRes), 0)).toBeLessThan(before);
@@ -143,7 +146,7 @@ describe("chat2dlg: the seed's worked example", () => {
     const d3 = chat2dlg(conversation(), 'mixed');
     d3.mkMessage('## Project notes', { type: 'note', before: d3.messages[0] });
     d3.mkMessage(pythonStr, { type: 'code', output: [{ output_type: 'stream', name: 'stdout', text: '2 files' }], after: d3.messages[1] });
-    const doc3 = dlg2compact(d3);
+    const doc3 = dlg2compact(d3, REF);
     expect(doc3.split('\n\n***\n\n').length - 1).toBe(2);
     expect(doc3).toContain('§ ## Project notes §');
     expect(doc3).toContain('» I will inspect the project. »');

@@ -9,7 +9,7 @@
  * than its output.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ describe('broken notebooks: each fails with its reason, the others complete, inp
   // [file, bytes, exact error line after "dlg-compact: "]
   const BAD: Array<[string, string | Uint8Array, string]> = [
     ['text.ipynb', 'hello', 'text.ipynb: invalid JSON: expecting a value at line 1 column 1 (char 0)'],
-    ['empty.ipynb', '', 'empty.ipynb: invalid JSON: expecting a value at line 1 column 1 (char 0)'],
+    ['empty.ipynb', '', 'empty.ipynb: empty file, not a notebook (0 bytes)'],
     ['list.ipynb', '[]', 'list.ipynb: not a notebook: the JSON value is a list, not an object'],
     ['number.ipynb', '3', 'number.ipynb: not a notebook: the JSON value is 3, not an object'],
     ['obj.ipynb', '{}', 'obj.ipynb: nbformat: not a notebook: no nbformat field'],
@@ -178,12 +178,15 @@ describe('paths that are not notebooks', () => {
     expect(r.stderr).toBe('dlg-compact: zz*.ipynb: no files match this pattern\n');
   });
 
-  it('an output in a missing directory fails with the output path; the input is kept', () => {
-    const d = dir({ 'a.ipynb': GOOD });
+  it('an output in a missing directory: the folder is created; a file on the way fails naming the output', () => {
+    const d = dir({ 'a.ipynb': GOOD, blocker: 'x' });
     const r = cli(['a.ipynb', '-o', 'missing/dir/out.ipynb'], d);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('dlg-compact: missing/dir/out.ipynb: cannot write: no such file or directory\n');
-    expect(readdirSync(d)).toEqual(['a.ipynb']);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(d, 'missing', 'dir', 'out.ipynb'))).toBe(true);
+    const f = cli(['a.ipynb', '-o', 'blocker/out.ipynb'], d);
+    expect(f.code).toBe(1);
+    expect(f.stderr).toBe('dlg-compact: blocker/out.ipynb: cannot write: a component of the path is not a directory\n');
+    expect(readdirSync(d).sort()).toEqual(['a.ipynb', 'blocker', 'missing']);
   });
 
   it.each([
@@ -213,7 +216,7 @@ describe('paths that are not notebooks', () => {
 
 describe('standard input', () => {
   it.each([
-    ['empty', '', 'dlg-compact: <stdin>: invalid JSON: expecting a value at line 1 column 1 (char 0)\n'],
+    ['empty', '', 'dlg-compact: <stdin>: empty file, not a notebook (0 bytes)\n'],
     ['not a notebook', 'hello\n', 'dlg-compact: <stdin>: invalid JSON: expecting a value at line 1 column 1 (char 0)\n'],
     ['a JSON list', '[1, 2]', 'dlg-compact: <stdin>: not a notebook: the JSON value is a list, not an object\n'],
   ])('%s: exit 1, named <stdin>, nothing on standard output', (_name, input, err) => {
@@ -252,7 +255,7 @@ describe('options at and beyond their limits', () => {
   });
 
   it('budgets of 0 where SPEC allows them render (exit 0)', () => {
-    const r = cli(['--user-toks', '0', '--asst-toks', '0', '--result-toks', '0', 'a.ipynb', '-o', '-'], dir({ 'a.ipynb': GOOD }));
+    const r = cli(['--no-legend', '--user-toks', '0', '--asst-toks', '0', '--result-toks', '0', 'a.ipynb', '-o', '-'], dir({ 'a.ipynb': GOOD }));
     expect(r.code).toBe(0);
     // the first turn renders empty (text cut to 0 tokens) and is dropped by joinCompacts
     expect(r.stdout).toBe('#_c1\n```python\nprint(1)\n```\n');

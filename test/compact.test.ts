@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../src/python/index.js';
 import { compactReply, isCompactedReply } from '../src/dsl/compact-reply.js';
+import type { Policy } from '../src/dsl/render.js';
 import { dialogContextTokens, measureDialog } from '../src/dialog/measure.js';
 import { compactCode, compactDialog, dlg2compact, measureFlat } from '../src/dialog/compact.js';
 import { flatNotebook } from '../src/notebook/flat-notebook.js';
@@ -37,7 +38,7 @@ describe('compact_reply cases of reply.json', () => {
     const [reply, ...budgets] = c.args as [string, ...unknown[]];
     // The fixture is read losslessly: budgets arrive as LosslessNumber values.
     const [asst, call, result] = budgets.map((b) => Number(b));
-    const policy: Record<string, number> = {};
+    const policy: Partial<Policy> = { profile: 'reference' };
     if (asst !== undefined) policy.asstToks = asst;
     if (call !== undefined) policy.callToks = call;
     if (result !== undefined) policy.resultToks = result;
@@ -158,19 +159,21 @@ describe('compaction of a small dialog', () => {
 interface ManifestEntry {
   name: string;
 }
+/** The reference profile: what the conformance data pins. */
+const REF = { profile: 'reference' } as const;
 const dir = (...p: string[]): string => shared('conformance', 'dialogs', ...p);
 const manifest: ManifestEntry[] = HAVE_SHARED ? (JSON.parse(readFileSync(dir('manifest.json'), 'utf8')) as ManifestEntry[]) : [];
 
 describe.skipIf(!HAVE_SHARED)('real dialogs: in-place compaction equals NNN.compact.ipynb', () => {
   it.each(manifest.map((e) => [e.name] as const))('%s', (name) => {
     const d = readsIpynbBytes(readFileSync(dir(`${name}.ipynb`)), `${name}.ipynb`);
-    const out = dumpsIpynb(d.compact());
+    const out = dumpsIpynb(d.compact(REF));
     const expected = readFileSync(dir(`${name}.compact.ipynb`), 'utf8');
     expect(out === expected).toBe(true);
     expect(schemaErrors(out)).toBe('');
     validateDialog(d);
     // Compacting again with the same policy changes nothing.
-    expect(dumpsIpynb(readsIpynb(out, name).compact()) === out).toBe(true);
+    expect(dumpsIpynb(readsIpynb(out, name).compact(REF)) === out).toBe(true);
   });
 });
 
@@ -178,8 +181,8 @@ describe.skipIf(!HAVE_SHARED)('real dialogs: flat document equals NNN.flat.md', 
   it.each(manifest.map((e) => [e.name] as const))('%s', (name) => {
     const d = readsIpynbBytes(readFileSync(dir(`${name}.ipynb`)), `${name}.ipynb`);
     const expected = readFileSync(dir(`${name}.flat.md`), 'utf8');
-    const doc = dlg2compact(d);
+    const doc = dlg2compact(d, REF);
     expect(doc === expected).toBe(true);
-    expect(compactDialog(d.clone()).messages.length).toBe(d.messages.length);
+    expect(compactDialog(d.clone(), REF).messages.length).toBe(d.messages.length);
   });
 });

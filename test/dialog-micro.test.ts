@@ -10,7 +10,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Dialog } from '../src/dialog/dialog.js';
 import { Message } from '../src/dialog/message.js';
-import { microCompactDialog, planDialogMicro } from '../src/dialog/micro.js';
+import { microCompactDialog as microCompactWith, planDialogMicro as planWith, type DialogMicroOptions } from '../src/dialog/micro.js';
+
+// These tests pin the reference placeholder `[Previous: used NAME]`: they run under the
+// reference profile (the clean profile's sized placeholder is tested in test/never-summarise.test.ts).
+const REFERENCE = { profile: 'reference' } as const;
+const microCompactDialog = (d: Dialog, o?: DialogMicroOptions) => microCompactWith(d, { ...REFERENCE, ...o });
+const planDialogMicro = (d: Dialog, o?: DialogMicroOptions) => planWith(d, { ...REFERENCE, ...o });
 import '../src/dialog/summarize.js';
 import { InvalidArgumentError } from '../src/errors.js';
 import { parseJson, pyDumps, pyJsonString } from '../src/python/index.js';
@@ -111,7 +117,7 @@ describe('microCompactDialog: current json {.tool} blocks', () => {
     const before = dumpsIpynb(d);
     const plan = planDialogMicro(d);
     expect(dumpsIpynb(d)).toBe(before);
-    const r = d.microCompact();
+    const r = d.microCompact(REFERENCE);
     expect(plan).toEqual({ cleared: r.cleared, refused: r.refused, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter });
     const once = dumpsIpynb(d);
     const again = microCompactDialog(d, { minChars: 0 });

@@ -79,7 +79,7 @@ describe('summarizeDialog on a hand-made dialog', () => {
     const kept = new Map(d.messages.map((m) => [m.id, m]));
     const before = d.messages.reduce((s, m) => s + chars(m), 0);
     const s = fixed('  The user loaded a.csv (10 rows).\n', 'test');
-    const r = await d.summarize(s, { force: true, keepRecent: 3, countTokens: chars, sourcePath: '/tmp/full.ipynb' });
+    const r = await d.summarize(s, { force: true, keepRecent: 3, countTokens: chars, sourcePath: '/tmp/full.ipynb', index: false });
     const content = HEADER + 'The user loaded a.csv (10 rows).' + TRAILER;
     const after = ['sys', 'pin2', 'p2', 'c2', 'p3'].reduce((n, id) => n + chars(kept.get(id)!), 0) + content.length;
     expect(r).toEqual({
@@ -116,7 +116,7 @@ describe('summarizeDialog on a hand-made dialog', () => {
 
   it('writes a valid notebook that reads back with the note and its metadata', async () => {
     const d = mkDialog();
-    await d.summarize(fixed('Summary.'), { force: true, keepRecent: 3 });
+    await d.summarize(fixed('Summary.'), { force: true, keepRecent: 3, index: false });
     const text = dumpsIpynb(d);
     if (HAVE_SHARED) expect(schemaErrors(text)).toBe('');
     const cell = (JSON.parse(text) as { cells: Array<{ id: string; cell_type: string; metadata: unknown; source: unknown }> }).cells[2]!;
@@ -442,7 +442,8 @@ describe('httpDialogSummarizer against a local server', () => {
     seen.length = 0;
     const r = await d.summarize(httpDialogSummarizer({ env: env('ok') }), { force: true, keepRecent: 3 });
     expect(r.changed).toBe(true);
-    expect(d.get(r.summaryId!)!.content).toBe(HEADER + 'Short summary of the head.');
+    // An LLM summary ends with the index of what it replaced (the code cell and the call).
+    expect(d.get(r.summaryId!)!.content).toBe(HEADER + 'Short summary of the head.\n\n[Index of what this summary replaced]\n- #_c1\n- ! ls');
     expect((d.get(r.summaryId!)!.meta[SUMMARY_META_KEY] as Record<string, unknown>).summarizer).toBe('http:test-model');
     expect(seen.length).toBe(1);
     expect(seen[0]!.path).toBe('/ok/v1/chat/completions');

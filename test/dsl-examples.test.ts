@@ -86,8 +86,8 @@ const bashOut = '! printf "ready\\n" ¶ ls -la';
 const callOut = "▶ inspect(path='fixture.json', lines=[1, 2])";
 const userOut = '§ List the project files, use the project skill, then run a shell check. §';
 const skillOut = '§ …skill text compacted: re-invoke before relying on it… §';
-const policy: Policy = { userToks: 100, asstToks: 100, callToks: 40, resultToks: 20 };
-const smallPolicy: Policy = { userToks: 8, asstToks: 8, callToks: 8, resultToks: 6 };
+const policy: Policy = { userToks: 100, asstToks: 100, callToks: 40, resultToks: 20, profile: 'reference' };
+const smallPolicy: Policy = { userToks: 8, asstToks: 8, callToks: 8, resultToks: 6, profile: 'reference' };
 
 /** conformance/dsl.json, compact_chat [plumbed] 100/100/40/20 last_n=5 (equal to [conv] by the seed's assertion). */
 const compactExpected = [
@@ -341,7 +341,7 @@ describe('compactChat turns and lifting', () => {
   const long = 'word '.repeat(40).trim();
   const u = (t: string) => mkMsg(t);
   const a = (t: string) => mkMsg(t, 'assistant');
-  const tight: Policy = { userToks: 3, asstToks: 3, callToks: 20, resultToks: 20 };
+  const tight: Policy = { userToks: 3, asstToks: 3, callToks: 20, resultToks: 20, profile: 'reference' };
 
   it('messages before the first user message form their own turn; other roles render nothing', () => {
     const msgs: Msg[] = [a('hi'), { role: 'system', content: [{ type: 'text', text: 'sys' }] }, u('q'), a('r')];
@@ -382,20 +382,25 @@ describe('compactChat turns and lifting', () => {
 
 describe('policy and registry', () => {
   it('the default policy is 2000/150/60/35 and frozen', () => {
-    expect(compactPolicy).toEqual({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35 });
+    expect(compactPolicy).toEqual({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35, profile: 'clean' });
     expect(Object.isFrozen(compactPolicy)).toBe(true);
   });
 
   it('a partial policy falls back per field', () => {
     expect(resolvePolicy()).toEqual(compactPolicy);
-    expect(resolvePolicy({ callToks: 7 })).toEqual({ userToks: 2000, asstToks: 150, callToks: 7, resultToks: 35 });
-    expect(resolvePolicy({ userToks: undefined, resultToks: 0 })).toEqual({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 0 });
+    expect(resolvePolicy({ callToks: 7 })).toEqual({ userToks: 2000, asstToks: 150, callToks: 7, resultToks: 35, profile: 'clean' });
+    expect(resolvePolicy({ userToks: undefined, resultToks: 0 })).toEqual({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 0, profile: 'clean' });
+    expect(resolvePolicy({ profile: 'reference' })).toEqual({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35, profile: 'reference' });
+    expect(resolvePolicy({ profile: undefined }).profile).toBe('clean');
   });
 
   it('rejects bad policies', () => {
     expect(() => resolvePolicy({ callToks: -1 })).toThrow(InvalidArgumentError);
     expect(() => resolvePolicy({ callToks: 1.5 })).toThrow(InvalidArgumentError);
     expect(() => resolvePolicy({ user_toks: 5 } as never)).toThrow(InvalidArgumentError);
+    expect(() => resolvePolicy({ profile: 'Clean' as never })).toThrow('resolvePolicy: profile must be "clean" or "reference", got "Clean"');
+    expect(() => resolvePolicy({ profile: null as never })).toThrow(InvalidArgumentError);
+    expect(() => compactChat([], { profile: 'strict' as never })).toThrow(InvalidArgumentError);
     expect(() => compactChat([], { asstToks: Number.NaN })).toThrow(InvalidArgumentError);
     expect(() => compactChat([], undefined, { lastN: -1 })).toThrow(InvalidArgumentError);
   });

@@ -75,7 +75,7 @@ function msg(v: unknown): Msg {
   return msgFromJSON(v);
 }
 const part = (v: unknown): ToolUsePart => msgFromJSON({ role: 'assistant', content: [v] }).content[0] as ToolUsePart;
-const policy = (a: unknown[]) => ({ userToks: num(a[0]), asstToks: num(a[1]), callToks: num(a[2]), resultToks: num(a[3]) });
+const policy = (a: unknown[]) => ({ userToks: num(a[0]), asstToks: num(a[1]), callToks: num(a[2]), resultToks: num(a[3]), profile: 'reference' as const });
 
 const run: Record<string, (a: unknown[], kw: Record<string, unknown>) => unknown> = {
   len_toks: (a) => lenToks(str(a[0])),

@@ -78,13 +78,13 @@ describe('writeIfChanged', () => {
     expect([f1.file, f1.operation, f1.code, f1.reason]).toEqual([missingDir, 'write', 'ENOENT', 'no such file or directory']);
     expect((f1.cause as NodeJS.ErrnoException).code).toBe('ENOENT');
 
-    // An existing output that cannot be read (a directory in its place).
+    // A directory in the output's place: the write fails, naming it.
     const asDir = join(d, 'taken');
     mkdirSync(asDir);
     const f2 = (await writeIfChanged(asDir, 'x').catch((e: unknown) => e)) as FileAccessError;
     expect(f2).toBeInstanceOf(FileAccessError);
-    expect([f2.operation, f2.code, f2.reason]).toEqual(['read the existing output', 'EISDIR', 'is a directory']);
-    expect(f2.message).toBe(`${asDir}: cannot read the existing output: EISDIR: is a directory`);
+    expect([f2.operation, f2.code, f2.reason]).toEqual(['write', 'EISDIR', 'is a directory']);
+    expect(f2.message).toBe(`${asDir}: cannot write: EISDIR: is a directory`);
 
     // A file on the way where a directory should be: absent for the comparison, then the write fails.
     writeFileSync(join(d, 'plain'), '');
@@ -101,7 +101,9 @@ describe('describeFileError', () => {
     expect(describeFileError(err('ENOENT'))).toBe('no such file or directory');
     expect(describeFileError(err('EACCES'))).toBe('permission denied');
     expect(describeFileError(err('ELOOP'))).toBe('too many levels of symbolic links');
-    expect(describeFileError(err('EMFILE', "EMFILE: too many open files, open '/x'"))).toBe("EMFILE: too many open files, open '/x'");
+    expect(describeFileError(err('EMFILE'))).toBe('too many open files');
+    // An unknown code: Node's description, without the code, syscall and (temporary) path.
+    expect(describeFileError(err('EWEIRD', "EWEIRD: something odd, rename '/x/.t.tmp' -> '/x/t'"))).toBe('something odd');
     expect(describeFileError(new Error('plain'))).toBe('plain');
     expect(describeFileError('a string')).toBe('a string');
     expect(describeFileError(null)).toBe('null');
@@ -114,11 +116,11 @@ describe('describeFileError', () => {
     expect(e.message).toBe(`${missing}: cannot read: ENOENT: no such file or directory`);
   });
 
-  it('an unknown code keeps the message of the cause', () => {
-    const cause = Object.assign(new Error("EMFILE: too many open files, open '/x'"), { code: 'EMFILE' });
+  it('an unknown code keeps the description of the cause, without its path', () => {
+    const cause = Object.assign(new Error("EWEIRD: something odd, open '/x'"), { code: 'EWEIRD' });
     const e = new FileAccessError('read', '/x', cause);
-    expect(e.message).toBe("/x: cannot read: EMFILE: too many open files, open '/x'");
-    expect([e.code, e.reason]).toEqual(['EMFILE', "EMFILE: too many open files, open '/x'"]);
+    expect(e.message).toBe('/x: cannot read: something odd');
+    expect([e.code, e.reason]).toEqual(['EWEIRD', 'something odd']);
     expect(e.cause).toBe(cause);
   });
 });

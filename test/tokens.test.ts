@@ -53,7 +53,7 @@ describe('tokens.json (tiktoken o200k_base)', () => {
   });
 
   it('decodes with the heap merge for every piece and with the loop for every piece alike', () => {
-    // Force each merge strategy in turn over the fixture texts (the default switches at 128 bytes).
+    // Force each merge strategy in turn over the fixture texts (the default switches at 24 bytes).
     try {
       for (const k of [1, 100_000]) {
         tokensInternals.setHeapFrom(k);
@@ -64,7 +64,7 @@ describe('tokens.json (tiktoken o200k_base)', () => {
         }
       }
     } finally {
-      tokensInternals.setHeapFrom(128);
+      tokensInternals.setHeapFrom(24);
       tokensInternals.clearCache();
     }
   });
@@ -94,7 +94,7 @@ describe('merge strategies agree', () => {
         fcParams(400),
       );
     } finally {
-      tokensInternals.setHeapFrom(128);
+      tokensInternals.setHeapFrom(24);
       tokensInternals.clearCache();
     }
   });

@@ -1,11 +1,13 @@
 /**
  * The reply as the current-form parser reads it (SPEC §6): legacy envelopes converted
  * ({@link convTools}), ```` ```json {.usage} ```` blocks removed, then
- * `<!--think_start-->…<!--think_end-->` spans removed.
+ * `<!--think_start-->…<!--think_end-->` spans removed — never across a tool block, and markers
+ * inside a tool block's JSON strings are data (see `docs/differences.md`).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { lineTable, scanLineFences } from './fences.js';
-import { THINK_END, THINK_START, USAGE_INFO } from './format.js';
+import { isPyWhitespace } from '../python/index.js';
+import { isLineBreak, lineBreakLength, lineTable, scanLineFences } from './fences.js';
+import { THINK_END, THINK_START, TOOL_INFO, USAGE_INFO } from './format.js';
 import { convTools } from './legacy-envelope.js';
 
 /** Remove ```` ```json {.usage} ```` blocks, each with its closing line's break. */
@@ -25,22 +27,121 @@ function removeUsageBlocks(s: string): string {
 }
 
 /**
+ * Where think markers are data (see `docs/differences.md`): the string literals inside the JSON
+ * object that follows each tool-block opening line (```` ```json {.tool} ````), and where those
+ * objects start. Found by a scan of the JSON text (strings, escapes, bracket depth), without
+ * fences: a marker's meaning must not depend on the spans it would start or end. A JSON
+ * string holds no raw line break, so an object that does not close is no block. Linear.
+ */
+interface JsonZones {
+  /** Start and end offsets of string literals, in pairs, in order. */
+  strings: number[];
+  /** Offset of each tool block's opening line, in order. */
+  blocks: number[];
+}
+
+function jsonZones(s: string): JsonZones {
+  const strings: number[] = [];
+  const blocks: number[] = [];
+  const n = s.length;
+  let from = 0;
+  for (let k = s.indexOf(TOOL_INFO, from); k >= 0; k = s.indexOf(TOOL_INFO, from)) {
+    from = k + TOOL_INFO.length;
+    let a = k;
+    while (a > 0 && s.charCodeAt(a - 1) !== 0x60 && isPyWhitespace(s.charCodeAt(a - 1)) && !isLineBreak(s.charCodeAt(a - 1))) a--;
+    const ticksEnd = a;
+    while (a > 0 && s.charCodeAt(a - 1) === 0x60) a--;
+    if (ticksEnd - a < 3 || (a > 0 && !isLineBreak(s.charCodeAt(a - 1)))) continue;
+    let e = from;
+    while (e < n && !isLineBreak(s.charCodeAt(e)) && isPyWhitespace(s.charCodeAt(e))) e++;
+    if (e >= n || !isLineBreak(s.charCodeAt(e))) continue;
+    let i = e + lineBreakLength(s, e);
+    while (i < n && (s.charCodeAt(i) === 0x20 || s.charCodeAt(i) === 0x09 || s.charCodeAt(i) === 0x0a || s.charCodeAt(i) === 0x0d)) i++;
+    if (s.charCodeAt(i) !== 0x7b) continue;
+    const found: number[] = [];
+    let depth = 0;
+    let end = -1;
+    for (let j = i; j < n; j++) {
+      const c = s.charCodeAt(j);
+      if (c === 0x22) {
+        let q = j + 1;
+        for (; q < n; q++) {
+          const d = s.charCodeAt(q);
+          if (d === 0x5c) q++;
+          else if (d === 0x22 || d === 0x0a || d === 0x0d) break;
+        }
+        if (q >= n || s.charCodeAt(q) !== 0x22) break;
+        found.push(j, q + 1);
+        j = q;
+      } else if (c === 0x0a && s.charCodeAt(j + 1) === 0x60) {
+        break; // a backtick line ends the fence body: no object here
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        if (--depth === 0) {
+          end = j + 1;
+          break;
+        }
+      }
+    }
+    if (end < 0) continue;
+    for (const x of found) strings.push(x);
+    blocks.push(a);
+    from = end;
+  }
+  return { strings, blocks };
+}
+
+/** Index of the first of `sorted` (ascending) that is >= `x` (`sorted.length` when none). */
+function lowerBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The next occurrence of `marker` at or after `from` that is not inside a JSON string of `z`. */
+function nextMarker(s: string, marker: string, from: number, z: JsonZones): number {
+  for (let k = s.indexOf(marker, from); k >= 0; k = s.indexOf(marker, k + 1)) {
+    const j = lowerBound(z.strings, k + 1);
+    // Odd index: k lies after a string's start and before its end.
+    if (j % 2 === 0) return k;
+  }
+  return -1;
+}
+
+/**
  * Remove `<!--think_start-->…<!--think_end-->` spans (shortest match, across lines) and the
  * one `\n` that may follow each, as Python `re.sub(r'<!--think_start-->.*?<!--think_end-->\n?',
- * '', s, flags=re.S)` does. A start marker without an end marker stays.
+ * '', s, flags=re.S)` does — except that markers inside the JSON strings of tool blocks are
+ * data, and a span that would hold a tool block is no span (its start marker stays as text,
+ * so the block and its call are kept). A start marker without an end marker stays.
  */
 function removeThinkSpans(s: string): string {
   let a = s.indexOf(THINK_START);
   if (a < 0) return s;
+  const z: JsonZones = s.includes(TOOL_INFO) ? jsonZones(s) : { strings: [], blocks: [] };
   const out: string[] = [];
   let copied = 0;
+  a = nextMarker(s, THINK_START, 0, z);
+  let b = -1;
   while (a >= 0) {
-    const b = s.indexOf(THINK_END, a + THINK_START.length);
+    // The first end after a start is also the first after any later start before it, so it
+    // is looked up again only once passed (linear with many start markers).
+    if (b < a + THINK_START.length) b = nextMarker(s, THINK_END, a + THINK_START.length, z);
     if (b < 0) break;
+    const blk = lowerBound(z.blocks, a);
+    if (blk < z.blocks.length && z.blocks[blk]! < b) {
+      a = nextMarker(s, THINK_START, a + THINK_START.length, z);
+      continue;
+    }
     out.push(s.slice(copied, a));
     copied = b + THINK_END.length;
     if (s.charCodeAt(copied) === 0x0a) copied++;
-    a = s.indexOf(THINK_START, copied);
+    a = nextMarker(s, THINK_START, copied, z);
   }
   out.push(s.slice(copied));
   return out.join('');
@@ -48,7 +149,8 @@ function removeThinkSpans(s: string): string {
 
 /**
  * The reply as the current-form parser sees it: {@link convTools}, then usage blocks removed
- * (whole lines), then think spans removed (SPEC §6). Linear.
+ * (whole lines), then think spans removed, never inside a tool block's JSON and never across a
+ * tool block (SPEC §6 and `docs/differences.md`). Linear.
  * @throws InvalidArgumentError if `reply` is not a string.
  */
 export function cleanReply(reply: string): string {

@@ -7,7 +7,8 @@
  * reference run on the output of `conv_tools`, see `conformance/README.md`):
  *
  * 1. `convTools` (legacy-envelope.ts): legacy envelopes become current blocks.
- * 2. Usage blocks are removed, then think spans (`cleanReply`, clean.ts).
+ * 2. Usage blocks are removed, then think spans (`cleanReply`, clean.ts), never inside or
+ *    across a tool block.
  * 3. `scanFences` (fences.ts) finds the tool blocks; the text between them and the blocks are
  *    walked into assistant / tool messages.
  * 4. Assistant texts are split at ```` `````result ```` fences; a history ending with a tool
@@ -25,8 +26,9 @@ import { readToolBlock, type ReplyItem } from './tool-block.js';
  * Split a reply into the text runs and tool blocks that {@link fmt2hist} walks (SPEC §6).
  *
  * The reply is first cleaned ({@link cleanReply}: legacy envelopes converted, usage blocks and
- * think spans removed). Then every fenced block ({@link scanFences}) whose info string is
- * exactly `json {.tool}` and whose body is a JSON object of the expected shape (`id` string or
+ * think spans removed; a think marker inside a tool block's JSON is data, and a span never
+ * reaches across a tool block, see `docs/differences.md`). Then every fenced block
+ * ({@link scanFences}) whose info string is exactly `json {.tool}` and whose body is a JSON object of the expected shape (`id` string or
  * null/absent, `name` string or absent, `args` object or null/absent; other keys free)
  * becomes a {@link ReplyTool}; anything else — bad JSON, other info strings, indented fences —
  * stays inside the surrounding text.

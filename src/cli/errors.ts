@@ -3,7 +3,7 @@
  * failed summaries. Every message names what it is about; none carries a stack trace.
  */
 import { DlgError } from '../errors.js';
-import { describeFileError } from '../notebook/files.js';
+import { describeFileError } from '../notebook/file-errors.js';
 
 /** A command-line mistake (bad option value, conflicting options): exit status 2. */
 export class UsageError extends DlgError {}

@@ -1,27 +1,44 @@
 /**
  * From arguments to jobs: expand globs and directories, read standard input once, skip this
- * tool's own outputs and files reached twice, choose each output, and refuse to write over an
- * input of the same run.
+ * tool's own outputs and files reached twice, choose each output (beside the input, under
+ * `--output-dir`, or `-o`), and refuse to write over an input of the same run or to write
+ * one output for two inputs.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
+import { describeFileError } from '../notebook/file-errors.js';
 import { UsageError } from './errors.js';
 import type { CliIO } from './io.js';
-import type { FileFailure, FileJob } from './job.js';
+import type { FileFailure, FileJob, FileSkip } from './job.js';
 import type { CliOptions } from './options.js';
+import { OWN_OUTPUT_NOTE, hasOutputName, isOwnOutput } from './own-output.js';
 
-/** One input of the run after expansion: a file to read, stdin, or an argument that failed. */
-type Input = { kind: 'file'; path: string; abs: string; literal: boolean } | { kind: 'stdin' } | { kind: 'error'; path: string; error: string };
+/**
+ * One input of the run after expansion: a file to read (`rel`: its path below the directory
+ * or glob base it came from, for `--output-dir`), stdin, or an argument that failed.
+ */
+type Input = { kind: 'file'; path: string; abs: string; rel: string; literal: boolean } | { kind: 'stdin' } | { kind: 'error'; path: string; error: string };
 
 const CHECKPOINTS = /(^|[\\/])\.ipynb_checkpoints[\\/]/;
+
+/** The folder part of a glob before its first dynamic segment (`nbs/**\/*.ipynb` gives `nbs`). */
+function globBase(pattern: string): string {
+  const parts = pattern.split(/[\\/]/);
+  const fixed: string[] = [];
+  for (const p of parts.slice(0, -1)) {
+    if (isDynamicPattern(p)) break;
+    fixed.push(p);
+  }
+  return fixed.join('/');
+}
 
 /**
  * Expand the arguments: `-` is standard input; an existing file is taken literally (so names
  * with glob characters work); a directory means every `*.ipynb` below it; anything else with
- * glob syntax is expanded with tinyglobby (sorted); the rest is kept and fails when read.
+ * glob syntax is expanded with tinyglobby (sorted); a missing file fails with its name.
  */
-async function expandInputs(args: readonly string[], cwd: string): Promise<Input[]> {
+export async function expandInputs(args: readonly string[], cwd: string): Promise<Input[]> {
   const out: Input[] = [];
   for (const arg of args) {
     if (arg === '-') {
@@ -29,20 +46,27 @@ async function expandInputs(args: readonly string[], cwd: string): Promise<Input
       continue;
     }
     const abs = resolve(cwd, arg);
-    const st = await stat(abs).catch(() => null);
-    if (st?.isFile()) {
-      out.push({ kind: 'file', path: arg, abs, literal: true });
+    let statError: unknown;
+    const st = await stat(abs).catch((e: unknown) => {
+      statError = e;
+      return null;
+    });
+    if (st !== null && !st.isDirectory()) {
+      out.push({ kind: 'file', path: arg, abs, rel: basename(arg), literal: true });
       continue;
     }
     let matches: string[];
+    let base: string;
     if (st?.isDirectory()) {
       // Symlinked folders are not followed: a link back up the tree would repeat every file.
       matches = (await glob('**/*.ipynb', { cwd: abs, ignore: ['**/.ipynb_checkpoints/**'], followSymbolicLinks: false })).map((m) => join(arg, m));
+      base = arg;
     } else if (isDynamicPattern(arg)) {
       matches = await glob(arg, { cwd, absolute: isAbsolute(arg), expandDirectories: false });
       matches = matches.filter((m) => !CHECKPOINTS.test(m));
+      base = globBase(arg);
     } else {
-      out.push({ kind: 'file', path: arg, abs, literal: true });
+      out.push({ kind: 'error', path: arg, error: `${arg}: cannot read: ${describeFileError(statError)}` });
       continue;
     }
     if (matches.length === 0) {
@@ -50,17 +74,25 @@ async function expandInputs(args: readonly string[], cwd: string): Promise<Input
       continue;
     }
     matches.sort();
-    for (const m of matches) out.push({ kind: 'file', path: m, abs: resolve(cwd, m), literal: false });
+    for (const m of matches) {
+      const mAbs = resolve(cwd, m);
+      out.push({ kind: 'file', path: m, abs: mAbs, rel: relative(resolve(cwd, base), mAbs), literal: false });
+    }
   }
   return out;
 }
 
-/** Default output of an input: `<stem>-comp.ipynb` (or `.md`) in the input's directory. */
-function defaultOutput(path: string, to: 'ipynb' | 'md'): string {
+/** Default output name of an input: `<stem>-comp.ipynb` (or `.md`). */
+function outputName(path: string, to: 'ipynb' | 'md'): string {
   const base = basename(path);
   const ext = extname(base);
-  const stem = ext === '' ? base : base.slice(0, -ext.length);
-  return join(dirname(path), `${stem}-comp.${to}`);
+  return `${ext === '' ? base : base.slice(0, -ext.length)}-comp.${to}`;
+}
+
+/** Default output of an input: beside it, or under `outputDir` at its relative place `rel`. */
+function defaultOutput(path: string, rel: string, to: 'ipynb' | 'md', outputDir: string | undefined): string {
+  if (outputDir === undefined) return join(dirname(path), outputName(path, to));
+  return join(outputDir, dirname(rel), outputName(path, to));
 }
 
 /** True when both paths name the same file (same path, or same device and inode). */
@@ -70,61 +102,107 @@ async function sameFile(a: string, b: string): Promise<boolean> {
   return sa !== null && sb !== null && sa.dev === sb.dev && sa.ino === sb.ino;
 }
 
-export /** Build the per-file jobs; failures found while planning come back as {@link FileFailure}s. */
-async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): Promise<(FileJob | FileFailure)[]> {
+/** The settings of one input: the run's options merged with its folder's config file. */
+export type SettingsFor = (dir: string) => Promise<{ opts: CliOptions; config?: string }>;
+
+/** What {@link planJobs} found: jobs, failures and skipped inputs, in the order of the inputs. */
+export type Planned = FileJob | FileFailure | FileSkip;
+
+/**
+ * Build the per-file jobs; failures found while planning come back as {@link FileFailure}s and
+ * the command's own outputs given as inputs as {@link FileSkip}s. `settingsFor` gives each
+ * input's options (its folder's config file merged in); without it every input uses `opts`.
+ * @throws UsageError for impossible combinations (stdin twice, `-o` with several inputs, `-o`
+ *   naming the input or a directory).
+ */
+export async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO, settingsFor?: SettingsFor): Promise<Planned[]> {
   if (args.filter((a) => a === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
   if (opts.inPlace && args.includes('-')) throw new UsageError('--in-place cannot rewrite standard input');
-  const inputs = await expandInputs(args, io.cwd);
-
-  // A glob or directory match that is another input's default output (x-comp.ipynb next to
-  // x.ipynb) is this tool's product, not a dialog to compact again: skip it.
-  const produced = new Set<string>();
-  if (opts.output === undefined) {
-    for (const i of inputs) if (i.kind === 'file') produced.add(resolve(io.cwd, defaultOutput(i.path, opts.to)));
+  if (opts.output !== undefined && opts.output !== '-') {
+    const st = await stat(resolve(io.cwd, opts.output)).catch(() => null);
+    if (st?.isDirectory()) throw new UsageError(`-o ${opts.output} is a directory; to write the outputs into it use --output-dir ${opts.output}`);
   }
+  let inputs = await expandInputs(args, io.cwd);
+  if (opts.outputDir !== undefined) {
+    // What a directory or glob finds inside --output-dir is an earlier run's output.
+    const outDir = resolve(io.cwd, opts.outputDir) + sep;
+    inputs = inputs.filter((i) => i.kind !== 'file' || i.literal || !i.abs.startsWith(outDir));
+  }
+  const settings: SettingsFor = settingsFor ?? (async () => ({ opts }));
+
+  // Files named like another input's default output, or like any output (x-comp.ipynb), are
+  // looked at: the command's own outputs are skipped, not compacted again.
+  const produced = new Set<string>();
+  for (const i of inputs) if (i.kind === 'file') produced.add(resolve(dirname(i.abs), outputName(i.path, opts.to)));
   const seen = new Set<string>();
-  const kept: Input[] = [];
+  const kept: (Input | FileSkip)[] = [];
   for (const i of inputs) {
     if (i.kind === 'file') {
       // The same file reached twice (named twice, or through a symlinked folder) runs once.
       const real = await realOrSelf(i.abs);
-      if (seen.has(real) || (!i.literal && produced.has(i.abs))) continue;
+      if (seen.has(real)) continue;
       seen.add(real);
+      if ((produced.has(i.abs) || hasOutputName(basename(i.abs))) && (await isOwnOutput(i.abs))) {
+        kept.push({ index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE });
+        continue;
+      }
     }
     kept.push(i);
   }
-  if (opts.output !== undefined && kept.length !== 1) {
-    throw new UsageError(`--output needs exactly one input, got ${kept.length}${args.length === 1 ? ` (from '${args[0]}')` : ''}`);
+  const real = kept.filter((i) => !('skipped' in i));
+  if (opts.output !== undefined && real.length !== 1) {
+    throw new UsageError(`--output needs exactly one input, got ${real.length}${args.length === 1 ? ` (from '${args[0]}')` : ''}`);
   }
   let stdinBytes: Uint8Array | undefined;
-  if (kept.some((i) => i.kind === 'stdin')) stdinBytes = await io.readStdin();
+  if (kept.some((i) => 'kind' in i && i.kind === 'stdin')) stdinBytes = await io.readStdin();
   // Real paths of the inputs: no job may write over another input of the same run.
   const inputPaths = new Set<string>();
-  for (const i of kept) if (i.kind === 'file') inputPaths.add(await realOrSelf(i.abs));
+  for (const i of kept) if ('kind' in i && i.kind === 'file') inputPaths.add(await realOrSelf(i.abs));
+  // Outputs already claimed by an earlier input (real path → that input).
+  const claimed = new Map<string, string>();
 
-  const jobs: (FileJob | FileFailure)[] = [];
+  const jobs: Planned[] = [];
   for (const [index, i] of kept.entries()) {
+    if ('skipped' in i) {
+      jobs.push({ ...i, index });
+      continue;
+    }
     if (i.kind === 'error') {
       jobs.push({ index, path: i.path, error: i.error });
       continue;
     }
     const stdin = i.kind === 'stdin';
     const path = stdin ? '-' : i.path;
+    const { opts: o, config } = await settings(stdin ? io.cwd : dirname(i.abs));
     let output: string;
-    if (opts.output !== undefined) output = opts.output;
-    else if (opts.inPlace) output = path;
-    else output = stdin ? '-' : defaultOutput(path, opts.to);
+    const derived = o.output === undefined && !o.inPlace && !stdin;
+    if (o.output !== undefined) output = o.output;
+    else if (o.inPlace) output = path;
+    else output = stdin ? '-' : defaultOutput(path, i.rel, o.to, o.outputDir);
     const target = output === '-' ? null : resolve(io.cwd, output);
-    if (opts.output !== undefined && !stdin && target !== null && (await sameFile(target, i.abs))) {
+    if (o.output !== undefined && !stdin && target !== null && (await sameFile(target, i.abs))) {
       throw new UsageError(`refusing to overwrite the input ${path} (use --in-place to rewrite it)`);
     }
-    if (target !== null && !opts.inPlace && inputPaths.has(await realOrSelf(target))) {
+    const realTarget = target === null ? null : await realOrSelf(target);
+    if (realTarget !== null && !o.inPlace && inputPaths.has(realTarget)) {
       jobs.push({
         index,
         path,
         error: `${path}: its output ${output} is also an input of this run; refusing to overwrite an input (rename it, or choose another output with -o)`,
       });
       continue;
+    }
+    if (realTarget !== null) {
+      const first = claimed.get(realTarget);
+      if (first !== undefined) {
+        jobs.push({
+          index,
+          path,
+          error: `${path}: its output ${output} is also the output of ${first}; refusing to write one output for two inputs (rename one, or use -o for each)`,
+        });
+        continue;
+      }
+      claimed.set(realTarget, path);
     }
     jobs.push({
       index,
@@ -134,14 +212,17 @@ async function planJobs(args: readonly string[], opts: CliOptions, io: CliIO): P
       source: stdin ? null : i.abs,
       bytes: stdin ? stdinBytes : undefined,
       name: stdin ? '<stdin>' : path,
-      mode: opts.mode,
+      mode: o.mode,
       // Flat output to standard output is Markdown unless --to asked for a notebook.
-      to: target === null && !opts.toExplicit ? 'md' : opts.to,
-      check: opts.check,
-      policy: opts.policy,
-      strategy: opts.strategy,
-      ...(opts.summary ? { summary: opts.summary } : {}),
-      ...(opts.micro ? { micro: opts.micro } : {}),
+      to: target === null && !o.toExplicit ? 'md' : o.to,
+      check: o.check,
+      derived,
+      ...(config !== undefined ? { config } : {}),
+      policy: o.policy,
+      ...(o.legend === false ? { legend: false } : {}),
+      strategy: o.strategy,
+      ...(o.summary ? { summary: o.summary } : {}),
+      ...(o.micro ? { micro: o.micro } : {}),
     });
   }
   return jobs;

@@ -25,7 +25,17 @@ export interface FileJob {
   mode: 'flat' | 'dialog';
   to: 'ipynb' | 'md';
   check: boolean;
+  /**
+   * The output was derived from the input's name (`<stem>-comp.ipynb`, `--output-dir`): a
+   * symbolic link there is refused rather than written through. An explicit `-o LINK` or
+   * `--in-place` writes the link's target.
+   */
+  derived?: boolean;
+  /** The settings file this input used (as shown to the user), when there was one. */
+  config?: string;
   policy: Partial<Policy>;
+  /** `false`: flat outputs without the legend (`--no-legend`). */
+  legend?: boolean;
   strategy: Strategy;
   summary?: SummarySettings;
   micro?: MicroSettings;
@@ -34,9 +44,10 @@ export interface FileJob {
 /**
  * What happened to the output: `written`, `unchanged` (identical bytes already on disk, not
  * rewritten), `would write` (`--check`: missing or different on disk), `printed` (sent to
- * standard output), `would print` (`--check` with standard output).
+ * standard output), `would print` (`--check` with standard output), `over-budget` (written,
+ * but the summarised dialog still counts more than `--max-tokens`).
  */
-export type FileStatus = 'written' | 'unchanged' | 'would write' | 'printed' | 'would print';
+export type FileStatus = 'written' | 'over-budget' | 'unchanged' | 'would write' | 'printed' | 'would print';
 
 /** What a summary did or would do (`--strategy summary`). */
 export interface SummaryOutcome {
@@ -73,6 +84,11 @@ export interface FileReport {
    * (`measureDialog`); `null` when unknown (`--check` with an LLM summariser, never called).
    */
   after: ClassTokens | null;
+  /**
+   * File sizes in bytes: the input's and the output's (what is or would be written or printed;
+   * the input's when nothing is written; `null` when unknown, as `after`).
+   */
+  bytes?: { before: number; after: number | null };
   /** Short text for the report line, in parentheses after the status (summary and micro). */
   note?: string;
   /** Why a summary was refused (status `unchanged`, nothing written). */
@@ -90,10 +106,25 @@ export interface FileFailure {
   error: string;
 }
 
-/** The outcome of {@link processFile}: a report, or a failure (told apart by `'error' in r`). */
-export type FileResult = FileReport | FileFailure;
+/** An input that was not processed: `skipped` says why (`an output of dlg-compact`). */
+export interface FileSkip {
+  index: number;
+  path: string;
+  skipped: string;
+}
 
-/** True when `r` is a failure (rather than a job or a report). */
+/**
+ * The outcome of {@link processFile}: a report, a failure or a skip (told apart by
+ * `'error' in r` and `'skipped' in r`).
+ */
+export type FileResult = FileReport | FileFailure | FileSkip;
+
+/** True when `r` is a failure (rather than a job, a skip or a report). */
 export function isFailure(r: FileResult | FileJob): r is FileFailure {
   return 'error' in r;
+}
+
+/** True when `r` is a skipped input. */
+export function isSkip(r: FileResult | FileJob): r is FileSkip {
+  return 'skipped' in r;
 }

@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { shareTable } from '../tokens/ranks.js';
 import type { FileJob, FileResult } from './job.js';
 import { processFile } from './process-file.js';
 
@@ -12,16 +13,20 @@ import { processFile } from './process-file.js';
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 /**
- * Run jobs in `n` worker threads (no more threads than files or than the machine's cores,
- * since each loads the tokenizer); results arrive through `onResult` in completion order. A
- * worker that dies fails its current file; jobs left when every worker has died run in this
+ * Run jobs in `n` worker threads (no more threads than files or than the machine's cores);
+ * results arrive through `onResult` in completion order. The rank table is decoded once, here,
+ * while the workers load their modules, and its shared buffer is the first message each worker
+ * gets: it adopts it instead of decoding its own.
+ * A worker that dies fails its current file; jobs left when every worker has died run in this
  * thread.
  */
 export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void): Promise<void> {
   let next = 0;
-  const lane = () =>
+  const workers = Array.from({ length: Math.min(n, jobs.length, availableParallelism()) }, () => new Worker(WORKER));
+  const table = shareTable();
+  for (const w of workers) w.postMessage({ table });
+  const lane = (worker: Worker) =>
     new Promise<void>((done) => {
-      const worker = new Worker(WORKER);
       let current: FileJob | undefined;
       let finished = false;
       const finish = () => {
@@ -55,6 +60,6 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
       worker.on('exit', (code) => fail(`exited with code ${code}`));
       feed();
     });
-  await Promise.all(Array.from({ length: Math.min(n, jobs.length, availableParallelism()) }, lane));
+  await Promise.all(workers.map(lane));
   while (next < jobs.length) onResult(await processFile(jobs[next++]));
 }

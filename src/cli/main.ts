@@ -15,23 +15,20 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { CommanderError } from 'commander';
-import cliProgress from 'cli-progress';
 import { DlgError } from '../errors.js';
 import { UsageError, fsError } from './errors.js';
 import { defaultIO, type CliIO, type CliStream } from './io.js';
-import { planJobs } from './inputs.js';
-import { isFailure, type FileJob, type FileResult } from './job.js';
-import { runInWorkers } from './jobs.js';
+import { ConfigFinder, shownPath } from './config.js';
+import { planJobs, type SettingsFor } from './inputs.js';
+import { isFailure, isSkip, type FileJob, type FileResult } from './job.js';
 import { buildProgram, toOptions, type CliOptions } from './options.js';
-import { processFile } from './process-file.js';
-import { jsonRecord, printable, reportLine } from './report.js';
+import { jsonRecord, printable, reportLine, skipLine } from './report.js';
 
 export { CliFileError, SummaryFailedError, UsageError } from './errors.js';
 export type { CliIO, CliStream } from './io.js';
-export type { FileFailure, FileJob, FileReport, FileResult, FileStatus, MicroOutcome, SummaryOutcome } from './job.js';
+export type { FileFailure, FileJob, FileReport, FileResult, FileSkip, FileStatus, MicroOutcome, SummaryOutcome } from './job.js';
 export type { CliOptions, LlmSettings, MicroSettings, Strategy, SummarySettings } from './options.js';
-export { processFile } from './process-file.js';
-export { jsonRecord, printable, reportLine } from './report.js';
+export { jsonRecord, printable, reportLine, skipLine } from './report.js';
 
 /**
  * Run the command. `argv` holds the arguments after the program name (`process.argv.slice(2)`);
@@ -43,7 +40,7 @@ export { jsonRecord, printable, reportLine } from './report.js';
 export async function main(argv: readonly string[], io: Partial<CliIO> = {}): Promise<number> {
   const env: CliIO = { ...defaultIO(), ...io };
   const usage = (msg: string) => {
-    env.stderr.write(`dlg-compact: error: ${msg}\nTry 'dlg-compact --help' for more information.\n`);
+    env.stderr.write(`dlg-compact: error: ${printable(msg)}\nTry 'dlg-compact --help' for more information.\n`);
     return 2;
   };
   let commanderMsg = '';
@@ -52,8 +49,17 @@ export async function main(argv: readonly string[], io: Partial<CliIO> = {}): Pr
   });
   try {
     program.parse([...argv], { from: 'user' });
-    const opts = toOptions(program.opts(), (name) => program.getOptionValueSource(name) === 'cli', env.env);
-    return await run(program.args, opts, env);
+    const raw = program.opts();
+    const fromCli = (name: string) => program.getOptionValueSource(name) === 'cli';
+    const opts = toOptions(raw, fromCli, env.env);
+    const finder = raw.config === false ? null : new ConfigFinder(program);
+    const settingsFor = settingsResolver(raw, fromCli, opts, env, finder);
+    if (raw.printConfig === true) return await (await import('./print-config.js')).printConfig(program, program.args, opts, env, finder);
+    if (program.args.length === 0) throw new UsageError('missing input: name notebooks, directories, quoted globs, or - for standard input');
+    const code = await run(program.args, opts, env, settingsFor);
+    if (!opts.watch) return code;
+    const { watchInputs } = await import('./watch.js');
+    return await watchInputs(program.args, opts, env, settingsFor);
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return 0; // --help, --version
@@ -66,29 +72,64 @@ export async function main(argv: readonly string[], io: Partial<CliIO> = {}): Pr
     }
     if (err instanceof UsageError) return usage(err.message);
     if (err instanceof DlgError) {
-      env.stderr.write(`dlg-compact: ${err.message}\n`);
+      env.stderr.write(`dlg-compact: ${printable(err.message)}\n`);
       return 1;
     }
     const msg = err instanceof Error ? err.message : String(err);
     if (process.env.DLG_COMPACT_DEBUG && err instanceof Error && err.stack) env.stderr.write(err.stack + '\n');
-    env.stderr.write(`dlg-compact: unexpected error: ${msg}\n`);
+    env.stderr.write(`dlg-compact: unexpected error: ${printable(msg)}\n`);
     return 1;
   }
 }
 
-async function run(args: readonly string[], opts: CliOptions, io: CliIO): Promise<number> {
-  const planned = await planJobs(args, opts, io);
-  const jobs = planned.filter((j): j is FileJob => !isFailure(j));
+/**
+ * Each input folder's options: the flags merged over the nearest config file's settings
+ * (flags win), validated like flags; cached per config file.
+ */
+function settingsResolver(
+  raw: Record<string, unknown>,
+  fromCli: (name: string) => boolean,
+  base: CliOptions,
+  io: CliIO,
+  finder: ConfigFinder | null,
+): SettingsFor {
+  const byFile = new Map<string, CliOptions>();
+  return async (dir) => {
+    const found = finder === null ? null : await finder.find(dir);
+    if (found === null) return { opts: base };
+    const shown = shownPath(found.path, io.cwd);
+    let opts = byFile.get(found.path);
+    if (opts === undefined) {
+      const merged: Record<string, unknown> = { ...raw };
+      for (const [k, v] of Object.entries(found.values)) if (!fromCli(k)) merged[k] = v;
+      try {
+        opts = toOptions(merged, (n) => fromCli(n) || n in found.values, io.env);
+      } catch (err) {
+        if (err instanceof UsageError) throw new UsageError(`${err.message} (with the settings of ${shown})`);
+        throw err;
+      }
+      byFile.set(found.path, opts);
+    }
+    return { opts, config: shown };
+  };
+}
+
+async function run(args: readonly string[], opts: CliOptions, io: CliIO, settingsFor?: SettingsFor): Promise<number> {
+  const planned = await planJobs(args, opts, io, settingsFor);
+  const jobs = planned.filter((j): j is FileJob => !isFailure(j) && !isSkip(j));
   const results: (FileResult | undefined)[] = new Array(planned.length);
-  for (const p of planned) if (isFailure(p)) results[p.index] = p;
+  for (const p of planned) if (isFailure(p) || isSkip(p)) results[p.index] = p;
+  const configOf = new Map(jobs.map((j) => [j.index, j.config]));
 
   // Reports go to stdout unless a document does; then stdout carries only the document.
   const docToStdout = !opts.check && jobs.some((j) => j.target === null);
   const reportStream = docToStdout ? io.stderr : io.stdout;
 
-  const showBar = opts.progress && io.stderr.isTTY === true && planned.length > 1;
+  const showBar = opts.progress && !opts.quiet && io.stderr.isTTY === true && planned.length > 1;
+  // Loaded only when a bar is drawn: the command loads its heavy modules on demand.
+  const cliProgress = showBar ? (await import('cli-progress')).default : null;
   const multibar = showBar
-    ? new cliProgress.MultiBar(
+    ? new cliProgress!.MultiBar(
         {
           stream: io.stderr as NodeJS.WritableStream,
           format: 'dlg-compact {bar} {value}/{total} files',
@@ -96,13 +137,14 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO): Promis
           clearOnComplete: true,
           autopadding: true,
         },
-        cliProgress.Presets.shades_classic,
+        cliProgress!.Presets.shades_classic,
       )
     : null;
   const bar = multibar?.create(planned.length, 0) ?? null;
   // While the bar is drawn, lines for the terminal go through it so they don't tear it.
-  const emit = (stream: CliStream, text: string) => {
-    const line = printable(text);
+  // Text lines are escaped for the terminal; JSON records are written as they are.
+  const emit = (stream: CliStream, text: string, json = false) => {
+    const line = json ? text : printable(text);
     if (multibar && stream.isTTY) multibar.log(line + '\n');
     else stream.write(line + '\n');
   };
@@ -116,12 +158,18 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO): Promis
       if (isFailure(r)) {
         failed++;
         emit(io.stderr, `dlg-compact: ${r.error}`);
-        if (opts.json) emit(reportStream, JSON.stringify(jsonRecord(r)));
+        if (opts.json) emit(reportStream, JSON.stringify(jsonRecord(r)), true);
+        continue;
+      }
+      if (isSkip(r)) {
+        if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : skipLine(r), opts.json);
         continue;
       }
       if (r.status === 'would write') pending++;
       if (r.text !== undefined) io.stdout.write(r.text);
-      emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : reportLine(r));
+      const config = configOf.get(r.index);
+      if (opts.verbose && config !== undefined && !opts.json) emit(reportStream, `${r.path}: settings from ${config}`);
+      if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : reportLine(r), opts.json);
     }
   };
   const onResult = (r: FileResult) => {
@@ -129,19 +177,22 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO): Promis
     bar?.increment();
     flush();
   };
-  for (const p of planned) if (isFailure(p)) bar?.increment();
+  for (const p of planned) if (isFailure(p) || isSkip(p)) bar?.increment();
   flush();
 
   try {
-    if (opts.jobs > 1 && jobs.length > 1) await runInWorkers(jobs, opts.jobs, onResult);
-    else for (const j of jobs) onResult(await processFile(j));
+    if (opts.jobs > 1 && jobs.length > 1) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult);
+    else {
+      const { processFile } = await import('./process-file.js');
+      for (const j of jobs) onResult(await processFile(j));
+    }
   } finally {
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes
       multibar.stop();
     }
   }
-  return failed > 0 || pending > 0 ? 1 : 0;
+  return failed > 0 || (pending > 0 && !opts.dryRun) ? 1 : 0;
 }
 
 /** True when this module is the program node was asked to run (not imported, not a worker). */

@@ -26,6 +26,8 @@ export interface SummarySettings {
   maxTokens?: number;
   /** `--keep-recent`: cells kept verbatim at the end (default: the planner's). */
   keepRecent?: number;
+  /** `--min-saving`: least share of the count a summary must save (default 0.1). */
+  minSaving?: number;
   /** The HTTP summariser's settings; absent: the offline DSL summariser. */
   llm?: LlmSettings;
 }
@@ -34,6 +36,8 @@ export interface SummarySettings {
 export interface MicroSettings {
   /** `--keep-recent`: newest tool results kept (default 3). */
   keepRecent?: number;
+  /** `--keep-tools`: more tools whose results are never cleared. */
+  keepTools?: string[];
 }
 
 /** Options of one run, after parsing and validation. */
@@ -43,12 +47,26 @@ export interface CliOptions {
   /** `--to` was given: standard output then gets that form too (by default it gets Markdown). */
   toExplicit?: boolean;
   inPlace: boolean;
+  /** `-o PATH`, or `-` for `-o -`, `--stdout` and `-o /dev/stdout`. */
   output?: string;
+  /** `--output-dir DIR`: outputs go there (created), keeping directory inputs' relative layout. */
+  outputDir?: string;
+  /** `--check` or `--dry-run`: nothing is written. */
   check: boolean;
+  /** `--dry-run`: like `--check`, but pending outputs do not make the exit status 1. */
+  dryRun: boolean;
   json: boolean;
+  /** `-q`: no report line for files that went well (errors are still printed). */
+  quiet: boolean;
+  /** `-v`: also say which settings file each input used, and which arguments were dropped. */
+  verbose: boolean;
+  /** `--watch`: keep the outputs up to date as the inputs are saved. */
+  watch: boolean;
   jobs: number;
   progress: boolean;
   policy: Partial<Policy>;
+  /** `--no-legend` gives `false`: flat outputs without the legend (the reference profile never has one). */
+  legend?: boolean;
   strategy: Strategy;
   /** Set when `strategy` is `summary`. */
   summary?: SummarySettings;
@@ -78,6 +96,13 @@ then an OpenAI-compatible chat endpoint writes it (base URL also from DLG_COMPAC
 OPENAI_BASE_URL, model also from OPENAI_MODEL, key from DLG_COMPACT_API_KEY or OPENAI_API_KEY;
 OPENAI_MODEL alone never sends a dialog anywhere).
 
+Settings: defaults for mode, strategy, profile, to and the budgets come from the nearest
+.dlg-compact.json, package.json ("dlg-compact" key) or pyproject.toml ([tool.dlg-compact]),
+looked for upward from each input (keys are the long flags without --); flags override them;
+--print-config shows them and where each comes from. Own outputs given as inputs (the -comp
+copies an unquoted glob brings back) are skipped. Writes are atomic (a temporary
+.NAME.dlg-compact-PID-HEX.tmp renamed over the output); devices and FIFOs are written in place.
+
 Examples:
   dlg-compact notebooks/demo.ipynb                 # flat document as notebooks/demo-comp.ipynb
   dlg-compact --to md notebooks/demo.ipynb         # ... as Markdown, notebooks/demo-comp.md
@@ -89,9 +114,11 @@ Examples:
   dlg-compact --strategy summary --max-tokens 100000 --keep-recent 6 nbs/
   dlg-compact --strategy micro --in-place --check demo.ipynb   # which tool results would go
   dlg-compact --strategy summary --llm-url http://127.0.0.1:8080/v1 --llm-model qwen demo.ipynb
+  dlg-compact --output-dir compact/ nbs/           # nbs/a/x.ipynb -> compact/a/x-comp.ipynb
+  dlg-compact --watch --mode dialog nbs/           # keep the copies up to date as you save
 
 Exit status: 0 all done; 1 some file failed (and with --check: some output would be written);
-2 usage error. A failed summariser fails its file. With --check nothing is written;
+2 usage error (also a malformed settings file). A failed summariser fails its file. With --check nothing is written;
 standard-output targets never count as changes. Reports go to standard output, or to standard
 error when a document is written to standard output.`;
 
@@ -109,23 +136,61 @@ function posInt(value: string): number {
   return n;
 }
 
+/** Parse a share: a number in [0, 1) (`0.1`) or a percentage below 100 (`10%`). */
+function shareArg(value: string): number {
+  const pct = value.endsWith('%');
+  const t = pct ? value.slice(0, -1) : value;
+  const n = Number(t) / (pct ? 100 : 1);
+  if (!/^\d+(?:\.\d+)?$/.test(t) || !(n >= 0 && n < 1)) throw new OptionValueError('expected a share in [0, 1) or a percentage below 100%, e.g. 0.1 or 10%');
+  return n;
+}
+
+/** Parse a comma-separated list of tool names (none empty). */
+function namesArg(value: string): string[] {
+  const names = value.split(',').map((x) => x.trim());
+  if (names.some((x) => x === '')) throw new OptionValueError('expected tool names separated by commas, e.g. memory,load_dialog');
+  return names;
+}
+
+/** `--to`: its choices (shown in help, checked for settings files), with the aliases mapped. */
+function toOption(): Option {
+  const opt = new Option(
+    '--to <format>',
+    'flat mode output format, also markdown (= md) and notebook (= ipynb) (default: ipynb, or md when -o ends in .md)',
+  ).choices(['ipynb', 'md', 'markdown', 'notebook']);
+  const check = opt.parseArg!;
+  return opt.argParser((v: string, prev: unknown) => {
+    const x = check(v, prev) as string;
+    return x === 'markdown' ? 'md' : x === 'notebook' ? 'ipynb' : x;
+  });
+}
+
 /** The commander program of `dlg-compact`; its output goes to `io`, its error messages to `onError`. */
 export function buildProgram(io: CliIO, onError: (msg: string) => void): Command {
   return new Command('dlg-compact')
     .description('Compact LLM dialogs kept as Jupyter notebooks into token-bounded documents.')
-    .argument('<inputs...>', 'notebooks (.ipynb), quoted globs, directories, or - for standard input')
+    .argument('[inputs...]', 'notebooks (.ipynb), quoted globs, directories, or - for standard input')
     .addOption(
       new Option('--mode <mode>', 'flat: one raw cell holding the flat document; dialog: compact prompts in a runnable copy')
         .choices(['flat', 'dialog'])
         .default('flat'),
     )
-    .addOption(new Option('--to <format>', 'flat mode output format (default: ipynb, or md when -o ends in .md)').choices(['ipynb', 'md']))
-    .option('-o, --output <path>', 'output file for a single input; - for standard output')
+    .addOption(toOption())
+    .option('-o, --output <path>', 'output file for a single input (its folder is created); - or /dev/stdout for standard output')
+    .option('--stdout', 'write the document to standard output (same as -o -)')
+    .option('--output-dir <dir>', 'write outputs into DIR (created) instead of beside the inputs; directory inputs keep their layout below it')
     .option('-i, --in-place', 'with --mode dialog or --strategy micro: overwrite each input atomically')
     .option('--user-toks <n>', 'token budget of prompts, notes and raw cells (default 2000)', nonNegInt)
     .option('--asst-toks <n>', 'token budget of each reply text (default 150)', nonNegInt)
     .option('--call-toks <n>', 'token budget of each tool call and code cell source (default 60)', nonNegInt)
     .option('--result-toks <n>', 'token budget of each tool result and code output (default 35)', nonNegInt)
+    .addOption(
+      new Option('--profile <name>', "clean (default): mend the reference's flaws; reference: byte for byte the Python reference").choices([
+        'clean',
+        'reference',
+      ]),
+    )
+    .option('--no-legend', 'flat outputs: leave out the legend that explains the sigils and names the source (never written by --profile reference)')
     .addOption(
       new Option(
         '--strategy <name>',
@@ -134,16 +199,28 @@ export function buildProgram(io: CliIO, onError: (msg: string) => void): Command
         .choices(['dsl', 'summary', 'micro'])
         .default('dsl'),
     )
-    .option('--max-tokens <n>', 'summary: context budget; summarise when the dialog reaches 90% of it (default: always)', posInt)
+    .option(
+      '--max-tokens <n>',
+      'dsl: fit the output (flat document, legend included, or the dialog) into N tokens; summary: context budget, summarise when the dialog reaches 90% of it (default: always)',
+      posInt,
+    )
     .option(
       '--keep-recent <n>',
       'summary: cells kept verbatim at the end (default: a quarter, at least 2); micro: newest tool results kept (default 3)',
       nonNegInt,
     )
+    .option('--min-saving <share>', 'summary: least share of the tokens a summary must save, 0-1 or N% (default 10%)', shareArg)
+    .option('--keep-tools <names>', 'micro: never clear the results of these tools (comma-separated, e.g. memory,load_dialog)', namesArg)
     .option('--llm-url <url>', 'summary: let the OpenAI-compatible API at URL write the summary (e.g. http://127.0.0.1:8080/v1)')
     .option('--llm-model <name>', 'summary: model of the LLM summariser (default $DLG_COMPACT_MODEL, $OPENAI_MODEL)')
     .option('--check', 'write nothing; report what would change; exit 1 if some output would be written')
+    .option('--dry-run', 'write nothing; report what would be written; exit 0 (unless a file fails)')
     .option('--json', 'one JSON record per file instead of the text report')
+    .option('-q, --quiet', 'print only errors (no line for files that went well, no progress bar)')
+    .option('-v, --verbose', 'also print the settings file each input uses and the arguments dropped as duplicates')
+    .option('--watch', 'after a first run, keep the outputs up to date as the inputs are saved (Ctrl-C to stop)')
+    .option('--print-config', 'print the settings that apply to each input (or this folder) and where each comes from; write nothing')
+    .option('--no-config', 'ignore .dlg-compact.json, package.json and pyproject.toml settings')
     .option('-j, --jobs <n>', 'process files in N worker threads (at most one per CPU)', posInt, 1)
     .option('--no-progress', 'no progress bar (shown on standard error when it is a terminal)')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -188,8 +265,20 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
   if (o.asstToks !== undefined) policy.asstToks = o.asstToks as number;
   if (o.callToks !== undefined) policy.callToks = o.callToks as number;
   if (o.resultToks !== undefined) policy.resultToks = o.resultToks as number;
+  if (o.profile !== undefined) policy.profile = o.profile as Policy['profile'];
   const strategy = o.strategy as Strategy;
-  const output = o.output as string | undefined;
+  if (o.stdout === true && o.output !== undefined && o.output !== '-') throw new UsageError('--stdout and --output are exclusive');
+  let output = o.stdout === true ? '-' : (o.output as string | undefined);
+  // /dev/stdout (and its aliases) is standard output, written like -o - (never replaced by a file).
+  if (output === '/dev/stdout' || output === '/dev/fd/1' || output === '/proc/self/fd/1') output = '-';
+  const outputDir = o.outputDir as string | undefined;
+  if (outputDir === '') throw new UsageError('--output-dir must not be empty');
+  if (outputDir !== undefined && output !== undefined) throw new UsageError('--output-dir and --output are exclusive');
+  if (outputDir !== undefined && o.inPlace === true) throw new UsageError('--output-dir and --in-place are exclusive');
+  if (o.watch === true && output === '-') throw new UsageError('--watch writes files; it cannot write to standard output');
+  if (o.watch === true && (o.check === true || o.dryRun === true))
+    throw new UsageError('--watch writes files; it cannot be combined with --check or --dry-run');
+  if (o.quiet === true && o.verbose === true) throw new UsageError('--quiet and --verbose are exclusive');
   const inPlace = o.inPlace === true;
   const given = (names: string[]) => names.filter((n) => o[n] !== undefined);
   const flag = (n: string) => '--' + n.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
@@ -197,17 +286,23 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
   let summary: SummarySettings | undefined;
   let micro: MicroSettings | undefined;
   if (strategy === 'dsl') {
-    const wrong = given(['maxTokens', 'keepRecent', 'llmUrl', 'llmModel']);
-    if (wrong.length > 0) throw new UsageError(`${flag(wrong[0]!)} needs --strategy ${wrong[0] === 'keepRecent' ? 'summary or micro' : 'summary'}`);
+    const wrong = given(['keepRecent', 'llmUrl', 'llmModel', 'minSaving', 'keepTools']);
+    if (wrong.length > 0)
+      throw new UsageError(
+        `${flag(wrong[0]!)} needs --strategy ${wrong[0] === 'keepRecent' ? 'summary or micro' : wrong[0] === 'keepTools' ? 'micro' : 'summary'}`,
+      );
+    // dsl: a total budget for the output; the policy is scaled to fit it (dialog/fit.ts).
+    if (o.maxTokens !== undefined) (policy as Partial<Policy> & { maxTokens?: number }).maxTokens = o.maxTokens as number;
   } else {
     if (explicit('mode') && mode === 'flat') throw new UsageError(`--strategy ${strategy} writes a dialog notebook; it cannot be combined with --mode flat`);
     if (explicit('to') && o.to === 'md') throw new UsageError(`--strategy ${strategy} writes a dialog notebook; it cannot be combined with --to md`);
     mode = 'dialog';
     const keepRecent = o.keepRecent as number | undefined;
     if (strategy === 'micro') {
-      const wrong = given(['maxTokens', 'llmUrl', 'llmModel', 'userToks', 'asstToks', 'callToks', 'resultToks']);
+      const wrong = given(['maxTokens', 'llmUrl', 'llmModel', 'userToks', 'asstToks', 'callToks', 'resultToks', 'minSaving']);
       if (wrong.length > 0) throw new UsageError(`${flag(wrong[0]!)} has no effect with --strategy micro`);
       micro = keepRecent === undefined ? {} : { keepRecent };
+      if (o.keepTools !== undefined) micro.keepTools = o.keepTools as string[];
     } else {
       if (inPlace) {
         throw new UsageError('--in-place cannot be used with --strategy summary: the summary note names the input as the full original, which must be kept');
@@ -217,8 +312,10 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
         const wrong = given(['userToks', 'asstToks', 'callToks', 'resultToks']);
         if (wrong.length > 0) throw new UsageError(`${flag(wrong[0]!)} has no effect with an LLM summariser (it shapes the offline DSL summary)`);
       }
+      if (o.keepTools !== undefined) throw new UsageError('--keep-tools needs --strategy micro');
       summary = {};
       if (o.maxTokens !== undefined) summary.maxTokens = o.maxTokens as number;
+      if (o.minSaving !== undefined) summary.minSaving = o.minSaving as number;
       if (keepRecent !== undefined) summary.keepRecent = keepRecent;
       if (llm !== undefined) summary.llm = llm;
     }
@@ -238,11 +335,17 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
     inPlace,
     output,
     policy,
+    ...(o.legend === false ? { legend: false } : {}),
     strategy,
     ...(summary ? { summary } : {}),
     ...(micro ? { micro } : {}),
-    check: o.check === true,
+    ...(outputDir !== undefined ? { outputDir } : {}),
+    check: o.check === true || o.dryRun === true,
+    dryRun: o.dryRun === true && o.check !== true,
     json: o.json === true,
+    quiet: o.quiet === true,
+    verbose: o.verbose === true,
+    watch: o.watch === true,
     jobs: o.jobs as number,
     progress: o.progress !== false,
   };

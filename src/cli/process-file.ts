@@ -8,8 +8,11 @@ import { basename, dirname, relative } from 'node:path';
 import { DlgError } from '../errors.js';
 import { dumpsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
-import { compactDialog, measureFlat } from '../dialog/compact.js';
-import { flatNotebook } from '../notebook/flat-notebook.js';
+import { compactDialog, fitDialog, fitFlatDocument } from '../dialog/compact.js';
+import type { FitReport } from '../dialog/fit.js';
+import { wrapFlat } from '../dsl/legend.js';
+import { resolvePolicy, type Policy } from '../dsl/profile.js';
+import { flatNotebook, measureFlatDocument } from '../notebook/flat-notebook.js';
 import { measureDialog } from '../dialog/measure.js';
 import type { ClassTokens } from '../tokens/index.js';
 import type { Dialog } from '../dialog/dialog.js';
@@ -18,7 +21,8 @@ import { planDialogSummary, summarizeDialog, type SummarizeDialogOptions } from 
 import { dslSummarizer, httpDialogSummarizer, type DialogSummarizer } from '../dialog/summarizers.js';
 import { microCompactDialog } from '../dialog/micro.js';
 import { isFailureRefusal, type SummarizeDialogRefusal } from '../strategies/refusal.js';
-import { SummaryFailedError, fsError } from './errors.js';
+import { CliFileError, SummaryFailedError, fsError } from './errors.js';
+import { OWN_OUTPUT_NOTE, dialogIsOwnOutput } from './own-output.js';
 import type { FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
 
 /** At most this many cell ids are listed in a report line (the JSON record has them all). */
@@ -40,6 +44,8 @@ interface Produced {
   reason?: SummarizeDialogRefusal;
   summary?: SummaryOutcome;
   micro?: MicroOutcome;
+  /** A summary was written but the dialog still counts more than `--max-tokens`. */
+  overBudget?: boolean;
 }
 
 /** The summariser of a job: the LLM one when configured, else the offline DSL one. */
@@ -67,6 +73,7 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
     // absolute local path and still works when both files move together).
     sourcePath: job.source === null ? null : relative(job.target === null ? process.cwd() : dirname(job.target), job.source) || basename(job.source),
     maxRequestTokens: s.llm ? s.maxTokens : undefined,
+    minSaving: s.minSaving,
   };
   const refused = (reason: SummarizeDialogRefusal): Produced => ({
     text: job.target === null ? dumpsIpynb(dialog) : null,
@@ -93,6 +100,8 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
     let why: string = reason;
     if (reason === 'summarizer-failed') {
       why = res.error instanceof Error ? res.error.message : String(res.error);
+    } else if (reason === 'error-summary') {
+      why = `the answer reads as an error message, not a summary: ${JSON.stringify((res.summary ?? '').slice(0, 120))}`;
     } else if (reason === 'invalid-summary') {
       why = 'the summary holds the reply separator, so the note would read back as a prompt';
     }
@@ -104,6 +113,7 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
     after: measureDialog(dialog).tokens,
     note: `summary of ${plural(n, 'cell', 'cells')}${job.check ? `: ${idList(res.replaced)}` : ''}`,
     summary: { summarizer: label, replaced: n, ids: res.replaced },
+    ...(res.overBudget ? { overBudget: true } : {}),
   };
 }
 
@@ -114,7 +124,11 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
  * normalised form.
  */
 function runMicro(job: FileJob, dialog: Dialog): Produced {
-  const res = microCompactDialog(dialog, { keepRecent: job.micro?.keepRecent });
+  const res = microCompactDialog(dialog, {
+    keepRecent: job.micro?.keepRecent,
+    keepTools: job.micro?.keepTools,
+    profile: job.policy.profile === 'reference' ? 'reference' : 'clean',
+  });
   const n = res.cleared.length;
   let note = `micro: ${plural(n, 'tool result', 'tool results')} cleared`;
   if (res.refused.length > 0) note += `, ${plural(res.refused.length, 'reply', 'replies')} left as is (could not be rewritten safely)`;
@@ -127,17 +141,47 @@ function runMicro(job: FileJob, dialog: Dialog): Produced {
   return { text: dumpsIpynb(dialog), after, note, micro };
 }
 
+/** The input as seen from the output's folder (`null` for standard input). */
+function sourcePath(job: FileJob): string | null {
+  if (job.source === null) return null;
+  return relative(job.target === null ? process.cwd() : dirname(job.target), job.source) || basename(job.source);
+}
+
 /** `--strategy dsl`: the flat document (as notebook or Markdown) or the compacted dialog. */
 function runDsl(job: FileJob, dialog: Dialog): Produced {
+  const { maxTokens, ...policy } = job.policy as Partial<Policy> & { maxTokens?: number };
+  if (maxTokens !== undefined) return runFit(job, dialog, maxTokens, policy);
   if (job.mode === 'dialog') {
     // The dialog was parsed for this job alone and its stats are taken: compacting it in
     // place (rather than a clone) changes nothing the caller can see.
     const compacted = compactDialog(dialog, job.policy);
     return { text: dumpsIpynb(compacted), after: measureDialog(compacted).tokens };
   }
-  const flat = measureFlat(dialog, job.policy);
+  // The legend names the source relative to the output's folder, as the summary note does.
+  const flat = measureFlatDocument(dialog, { policy: job.policy, legend: job.legend, source: sourcePath(job) });
   if (job.to === 'md') return { text: flat.text === '' ? '' : flat.text + '\n', after: flat.tokens };
-  return { text: dumpsIpynb(flatNotebook(dialog, job.policy, flat.text)), after: flat.tokens };
+  return { text: dumpsIpynb(flatNotebook(dialog, job.policy, flat.text, { source: sourcePath(job) })), after: flat.tokens };
+}
+
+/** What a fit chose and reached, for the report line and `--json` (`note`). */
+function fitNote(r: FitReport): string {
+  return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, policy scale ${Number(r.scale.toPrecision(3))} (step ${r.step}), minimum ${r.minTokens}`;
+}
+
+/** `--strategy dsl --max-tokens N`: the flat document (legend included) or the dialog fitted into N tokens. */
+function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>): Produced {
+  if (job.mode === 'dialog') {
+    const report = fitDialog(dialog, maxTokens, policy);
+    return { text: dumpsIpynb(dialog), after: measureDialog(dialog).tokens, note: fitNote(report) };
+  }
+  const source = sourcePath(job);
+  const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
+  const { text, report } = fitFlatDocument(dialog, maxTokens, policy, legend ? (body) => wrapFlat(body, source) : undefined);
+  // Per-class counts are those of a plain flat rendering; a fit reports the total it reached.
+  const after = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: report.tokens };
+  const note = fitNote(report);
+  if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after, note };
+  return { text: dumpsIpynb(flatNotebook(dialog, policy, text, { source })), after, note };
 }
 
 /**
@@ -161,11 +205,16 @@ export async function processFile(job: FileJob): Promise<FileResult> {
         throw fsError('read', job.path, err);
       }
     }
+    if (bytes.length === 0 || (/^\s*$/.test(Buffer.from(bytes.subarray(0, 4096)).toString('latin1')) && bytes.length <= 4096)) {
+      throw new CliFileError(`${job.name}: empty file, not a notebook (${bytes.length === 0 ? '0 bytes' : 'only white space'})`);
+    }
     const dialog = readsIpynbBytes(bytes, job.name, { newId: seededIds(bytes) });
+    // A flat notebook (metadata naming dlg-compact) is this command's output, whatever its name.
+    if (dialogIsOwnOutput(dialog)) return { index: job.index, path: job.path, skipped: OWN_OUTPUT_NOTE };
     const stats = measureDialog(dialog);
     const produced =
       job.strategy === 'summary' ? await runSummary(job, dialog, stats.tokens) : job.strategy === 'micro' ? runMicro(job, dialog) : runDsl(job, dialog);
-    const { text, after, note, reason, summary, micro } = produced;
+    const { text, after, note, reason, summary, micro, overBudget } = produced;
     const base: FileReport = {
       index: job.index,
       path: job.path,
@@ -177,6 +226,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
       toolCalls: stats.toolCalls,
       before: stats.tokens,
       after,
+      bytes: { before: bytes.length, after: after === null ? null : text === null ? bytes.length : Buffer.byteLength(text, 'utf8') },
       ...(note !== undefined ? { note } : {}),
       ...(reason !== undefined ? { reason } : {}),
       ...(summary !== undefined ? { summary } : {}),
@@ -190,12 +240,18 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     if (after === null) return { ...base, status: 'would write' }; // --check, unpredictable output
     let written: WriteIfChangedResult;
     try {
-      written = await writeIfChanged(job.target, text, { current: job.target === job.source ? bytes : undefined, dryRun: job.check });
+      written = await writeIfChanged(job.target, text, {
+        current: job.target === job.source ? bytes : undefined,
+        dryRun: job.check,
+        symlinks: job.derived === true ? 'refuse' : 'follow',
+        mkdir: true,
+      });
     } catch (err) {
       if (err instanceof FileAccessError) throw fsError(err.operation, job.output, err.cause);
       throw err;
     }
-    return written === 'unchanged' ? base : { ...base, status: written };
+    if (written === 'unchanged') return base;
+    return { ...base, status: written === 'written' && overBudget ? 'over-budget' : written };
   } catch (err) {
     if (err instanceof DlgError) return { index: job.index, path: job.path, error: err.message };
     const msg = err instanceof Error ? err.message : String(err);

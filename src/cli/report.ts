@@ -2,14 +2,26 @@
  * What the command prints about each file: the text report line, the `--json` record, and the
  * escaping that keeps control characters of file names off the terminal.
  */
-import { isFailure, type FileReport, type FileResult } from './job.js';
+import { isFailure, isSkip, type FileReport, type FileResult, type FileSkip } from './job.js';
+import { formatSize } from '../dsl/media.js';
 
 /**
- * A report or error line safe to print on a terminal: C0 and C1 control characters (which a
- * file name may hold) are shown as `\xHH` instead of being sent raw.
+ * Characters a text report never sends raw to a terminal: C0 and C1 controls and DEL (which a
+ * file name may hold), and the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069), which can make a name display as another.
+ */
+const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A report or error line safe to print on a terminal: C0/C1 controls are shown as `\xHH`,
+ * bidirectional controls as `\u{HHHH}`. Only text reports go through it: `--json` records
+ * are JSON as they are (JSON.stringify escapes C0 controls itself).
  */
 export function printable(line: string): string {
-  return line.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return line.replace(UNPRINTABLE, (c) => {
+    const n = c.charCodeAt(0);
+    return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u{${n.toString(16)}}`;
+  });
 }
 
 function pct(before: number, after: number): string {
@@ -20,7 +32,8 @@ function pct(before: number, after: number): string {
 
 /**
  * The text report line of one file:
- * `OUTPUT: STATUS[ (NOTE)], N messages, BEFORE → AFTER tokens (P% saved)`; `AFTER` is `?`
+ * `OUTPUT: STATUS[ (NOTE)], N messages, BEFORE → AFTER tokens (P% saved), SIZE → SIZE`
+ * (the file sizes of input and output, `formatSize`: `B`, `KB`, `MB`); `AFTER` is `?`
  * (and the parenthesis says why) when unknown. The note says what a summary or micro
  * strategy did or would do: `summary of N cells` (with `--check`, followed by the ids of
  * those cells, up to 8, then `…`), `summary refused: REASON`, `micro: N tool results
@@ -33,7 +46,13 @@ export function reportLine(r: FileReport): string {
     r.after === null
       ? `${r.before.total} → ? tokens (not estimated: --check does not call the LLM)`
       : `${r.before.total} → ${r.after.total} tokens (${pct(r.before.total, r.after.total)} saved)`;
-  return `${out}: ${r.status}${note}, ${r.messages} messages, ${tokens}`;
+  const sizes = r.bytes === undefined ? '' : `, ${formatSize(r.bytes.before)} → ${r.bytes.after === null ? '?' : formatSize(r.bytes.after)}`;
+  return `${out}: ${r.status}${note}, ${r.messages} ${r.messages === 1 ? 'message' : 'messages'}, ${tokens}${sizes}`;
+}
+
+/** The text report line of a skipped input: `PATH: skipped (WHY)`. */
+export function skipLine(r: FileSkip): string {
+  return `${r.path}: skipped (${r.skipped})`;
 }
 
 /**
@@ -45,10 +64,11 @@ export function reportLine(r: FileReport): string {
  * `note` (the report line's parenthesis), `reason` (a refused summary's reason, when
  * refused), and `summary: {summarizer, replaced, ids}` or
  * `micro: {cleared: [{messageId, tool}], refused: [{messageId, reason}]}`.
- * A failed file gives `{path, error}`.
+ * A failed file gives `{path, error}`; a skipped input `{path, status: "skipped", note}`.
  */
 export function jsonRecord(r: FileResult): Record<string, unknown> {
   if (isFailure(r)) return { path: r.path, error: r.error };
+  if (isSkip(r)) return { path: r.path, status: 'skipped', note: r.skipped };
   const rec: Record<string, unknown> = {
     path: r.path,
     output: r.output,

@@ -1,13 +1,19 @@
 /**
- * Entry of a worker thread of `--jobs N` (started by jobs.ts): processes each job posted to it
- * and posts back its result.
+ * Entry of a worker thread of `--jobs N` (started by jobs.ts): adopts the rank table the main
+ * thread shares (its first message, `{ table }`), then processes each job posted to it and
+ * posts back its result.
  */
 import { parentPort } from 'node:worker_threads';
+import { adoptTable } from '../tokens/ranks.js';
 import type { FileJob } from './job.js';
 import { processFile } from './process-file.js';
 
 if (parentPort === null) throw new Error('dlg-compact: worker.js runs only as a worker thread');
 const port = parentPort;
-port.on('message', (job: FileJob) => {
-  void processFile(job).then((r) => port.postMessage(r));
+port.on('message', (msg: FileJob | { table: ArrayBufferLike }) => {
+  if ('table' in msg) {
+    adoptTable(msg.table);
+    return;
+  }
+  void processFile(msg).then((r) => port.postMessage(r));
 });

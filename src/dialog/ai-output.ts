@@ -7,6 +7,8 @@
 import { InvalidArgumentError } from '../errors.js';
 import { isJsonMime } from './cells.js';
 import { NotALiteralError, isJsonObject, isLosslessNumber, literalEval, pyStr, pyStrValue, pyTruthy as truthy } from '../python/index.js';
+import type { Profile } from '../dsl/profile.js';
+import { base64Size, htmlText, mediaMarker, utf8Size } from '../dsl/media.js';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -127,11 +129,99 @@ function describe(v: unknown): string {
 
 const PREFERRED = ['text/markdown', 'text/html', 'application/javascript', 'text/latex', 'text/plain'];
 
+/** Is a MIME type text the AI view can show (rather than binary data)? */
+function isTextMime(mime: string): boolean {
+  const m = mime.toLowerCase();
+  if (m.startsWith('text/') || isJsonMime(m) || m.endsWith('+json') || m.endsWith('/json')) return true;
+  return m === 'application/javascript' || m === 'application/x-javascript' || m === 'application/xml' || m === 'application/x-tex';
+}
+
+/** Binary MIME types in the order a marker picks them (others follow in bundle order). */
+const BINARY_FIRST = ['image/png', 'image/jpeg', 'image/svg+xml', 'image/gif', 'image/webp', 'application/pdf'];
+
+/** A label for a binary output from its metadata: alt text, a file name or a title, when one is given. */
+function mediaLabel(out: Record<string, unknown>, mime: string): string | undefined {
+  const md = field(out, 'metadata');
+  if (!isJsonObject(md)) return undefined;
+  const own = field(md, mime);
+  for (const o of isJsonObject(own) ? [own, md] : [md]) {
+    for (const k of ['alt', 'filename', 'file_name', 'name', 'title']) {
+      const v = field(o, k);
+      if (typeof v === 'string' && v.trim() !== '') return v.trim().slice(0, 200);
+    }
+  }
+  return undefined;
+}
+
+/** A binary payload of an output: its MIME type, decoded size and label. */
+interface Binary {
+  mime: string;
+  size: number;
+  label?: string;
+}
+
+/** The first binary payload of a bundle (in {@link BINARY_FIRST} order), or `null` when it has none. */
+function binaryOf(out: Record<string, unknown>, data: Record<string, unknown>): Binary | null {
+  const keys = Object.keys(data).filter((k) => !isTextMime(k));
+  if (keys.length === 0) return null;
+  const rank = (k: string): number => {
+    const i = BINARY_FIRST.indexOf(k.toLowerCase());
+    return i < 0 ? BINARY_FIRST.length : i;
+  };
+  const mime = keys.reduce((a, b) => (rank(b) < rank(a) ? b : a));
+  const v = field(data, mime);
+  const text = typeof v === 'string' ? v : isStrList(v) ? v.join('') : '';
+  // SVG is XML text; other payloads are base64 (a malformed one is still sized by its length).
+  const size = mime.toLowerCase() === 'image/svg+xml' ? utf8Size(text) : base64Size(text);
+  return { mime, size, label: mediaLabel(out, mime) };
+}
+
+/**
+ * One marker for several binary outputs of a cell, so that a result cut cannot drop some of
+ * them: `[N × mime SIZE]` per MIME type (sizes summed), joined by `, ` inside one bracket.
+ */
+function combinedMarker(bins: readonly Binary[]): string {
+  const by = new Map<string, { n: number; size: number }>();
+  for (const b of bins) {
+    const e = by.get(b.mime) ?? { n: 0, size: 0 };
+    e.n++;
+    e.size += b.size;
+    by.set(b.mime, e);
+  }
+  return `[${[...by].map(([mime, e]) => `${e.n} × ${mediaMarker(mime, e.size).slice(1, -1)}`).join(', ')}]`;
+}
+
+/**
+ * Does a list of outputs hold a binary or HTML payload, where the clean view differs from
+ * the reference's? (Malformed outputs answer `true`, so the view reports them.)
+ */
+export function hasRichOutput(outputs: readonly unknown[]): boolean {
+  if (!Array.isArray(outputs)) return true;
+  for (const out of outputs) {
+    if (!isJsonObject(out)) return true;
+    const data = field(out, 'data');
+    if (data === undefined) continue;
+    if (!isJsonObject(data)) return true;
+    for (const k of Object.keys(data)) if (!isTextMime(k) || k === 'text/html') return true;
+  }
+  return false;
+}
+
 /** Text of an execute_result / display_data output. */
-function renderData(out: Record<string, unknown>, where: string): string {
+function renderData(out: Record<string, unknown>, where: string, profile: Profile = 'reference', bins?: Binary[]): string {
   const data = field(out, 'data');
   if (data === undefined) return '';
   if (!isJsonObject(data)) return bad(where, '"data" must be an object');
+  if (profile === 'clean') {
+    const bin = binaryOf(out, data);
+    if (bin !== null) bins?.push(bin);
+    return renderText(data, where, true);
+  }
+  return renderText(data, where, false);
+}
+
+/** The preferred text form of a bundle (clean: HTML as its text). */
+function renderText(data: Record<string, unknown>, where: string, clean: boolean): string {
   for (const mime of PREFERRED) {
     let d = field(data, mime);
     // nbformat joins list-of-lines payloads on reading (JSON mime types stay as they are)
@@ -145,6 +235,8 @@ function renderData(out: Record<string, unknown>, where: string): string {
         return `<script>${typeof d === 'string' ? d : pyStr(d)}</script>`;
       case 'text/latex':
         return normalizeLatex(joinText(d, at));
+      case 'text/html':
+        return clean ? htmlText(joinText(d, at)) : joinText(d, at);
       default:
         return joinText(d, at);
     }
@@ -176,8 +268,9 @@ function renderData(out: Record<string, unknown>, where: string): string {
  * HTML/LaTeX payloads that are not strings or lists of strings, `data` not an object.
  * Linear in the size of the outputs.
  */
-export function renderOutputsAi(outputs: readonly unknown[]): string {
+export function renderOutputsAi(outputs: readonly unknown[], profile: Profile = 'reference'): string {
   if (!Array.isArray(outputs)) bad('outputs', `expected a list, got ${describe(outputs)}`);
+  const bins: Binary[] = [];
   const first: string[] = [];
   const last: string[] = [];
   const streams = new Map<string, string[]>();
@@ -199,9 +292,9 @@ export function renderOutputsAi(outputs: readonly unknown[]): string {
       if (!isStrList(tb)) bad(where, '"traceback" must be a list of strings');
       last.push(stripAnsi(tb.join('\n')));
     } else if (type === 'execute_result') {
-      last.push(renderData(out, where));
+      last.push(renderData(out, where, profile, bins));
     } else if (type === 'display_data') {
-      first.push(renderData(out, where));
+      first.push(renderData(out, where, profile, bins));
     } else {
       first.push(stripAnsi(`Error: Failed to parse unknown output - ${pyStr(out)}`));
     }
@@ -210,7 +303,15 @@ export function renderOutputsAi(outputs: readonly unknown[]): string {
     const chunks = streams.get(name);
     if (chunks !== undefined) first.push(stripAnsi(renderTerminal(chunks.join(''))));
   }
-  return first.concat(last).join('\n');
+  if (bins.length === 0) return first.concat(last).join('\n');
+  const text = first
+    .concat(last)
+    .filter((t) => t !== '')
+    .join('\n');
+  // Clean profile: the binary outputs' marker leads, where no result cut can drop it.
+  const b = bins[0]!;
+  const marker = bins.length === 1 ? mediaMarker(b.mime, b.size, b.label) : combinedMarker(bins);
+  return text === '' ? marker : `${marker}\n${text}`;
 }
 
 /**
@@ -219,12 +320,17 @@ export function renderOutputsAi(outputs: readonly unknown[]): string {
  * `(1,2)` -> `(1, 2)`, sets in source order).
  *
  * Input: the cell's `outputs` list as parsed by `parseJson` (or plain JSON values).
+ * With `profile` `'clean'`, data outputs holding a binary payload (image, PDF, audio, video,
+ * any MIME type that is not text) are shown by a sized marker on the view's first line, before
+ * the texts: `[image/png 412 KB]` for one (with alt text or a file name from the output's
+ * metadata when there is one, `[image/png 412 KB "plot.png"]`), `[6 × image/png 720 KB]` for
+ * several (sizes summed per MIME type); HTML shows as its text (tags stripped, `htmlText`).
  * Output: a string (UTF-16). Throws `InvalidArgumentError` for malformed outputs (see
  * {@link renderOutputsAi}); never throws on account of the text's content. Linear time: the
  * literal check gives up at the first token that cannot belong to a literal.
  */
-export function aiOutput(outputs: readonly unknown[]): string {
-  const text = renderOutputsAi(outputs);
+export function aiOutput(outputs: readonly unknown[], profile: Profile = 'reference'): string {
+  const text = renderOutputsAi(outputs, profile);
   // Most outputs are not literals, and the parser says so by throwing; capturing a stack trace
   // for each of those throws dominated the cost of this function, so none is captured here.
   const E = Error as { stackTraceLimit?: number };

@@ -11,7 +11,23 @@ import { fmt2hist } from '../chat/index.js';
 import type { Msg } from '../chat/index.js';
 import { lenToks, truncToksMid, type ClassTokens } from '../tokens/index.js';
 import type { DialogLike as Dialog, MessageLike as Message } from './cells.js';
-import { atCell } from './cell-errors.js';
+import { atCell, requireDialog } from './cell-errors.js';
+import { cleanProse } from '../dsl/clean-text.js';
+import { aiOutput, hasRichOutput } from './ai-output.js';
+import { checkMaxTokens, fitFlat, fitPrompts, type FitReport } from './fit.js';
+
+/** A total budget for the whole result (see `fit.ts`); with it, the policy's budgets are scaled to fit. */
+export interface FitOptions {
+  /** At most this many tokens in the result (a flat document, or the dialog as `dialogContextTokens` counts it). */
+  maxTokens?: number;
+}
+
+/** Split `{ maxTokens, ...policy }` into the fit budget and the resolved policy. */
+function splitFit(options: (Partial<Policy> & FitOptions) | undefined, fn: string): { maxTokens: number | undefined; p: Policy } {
+  if (options === null || typeof options !== 'object' || !Object.hasOwn(options, 'maxTokens')) return { maxTokens: undefined, p: resolvePolicy(options) };
+  const { maxTokens, ...rest } = options;
+  return { maxTokens: maxTokens === undefined ? undefined : checkMaxTokens(maxTokens, fn), p: resolvePolicy(rest) };
+}
 
 function emptyTokens(): ClassTokens {
   return { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 0 };
@@ -27,16 +43,58 @@ function emptyTokens(): ClassTokens {
 export function compactPrompt(m: Message, policy?: Partial<Policy>): Message {
   if (m.type !== 'prompt') return m;
   const p = resolvePolicy(policy);
-  m.content = truncToksMid(m.content, p.userToks);
+  // Cuts and renderings are settled at their fixed point, so compacting again changes nothing
+  // (in both profiles; where the reference's single pass is not a fixed point we differ, see
+  // docs/differences.md).
+  m.content = settledCut(m.content, p.userToks, p.profile === 'clean' ? cleanProse : truncToksMid);
   if (!m.reply) return m;
   // One parse serves both the already-compacted check and the rendering.
   let msgs: Msg[] | undefined;
   const parse = (): Msg[] => (msgs ??= fmt2hist(m.reply));
-  if (!isCompactedGiven(m.reply, p, parse))
-    m.reply = replyPieces(m.reply, p, '', parse())
-      .map((x) => x.text)
-      .join('\n');
+  if (!isCompactedGiven(m.reply, p, parse)) m.reply = settledReply(renderReply(m.reply, p, parse()), p);
   return m;
+}
+
+/** How many extra rounds a cut or a rendering may take to reach its fixed point. */
+const SETTLE_ROUNDS = 4;
+
+/**
+ * A middle cut of `s` within `maxToks` that a second cut leaves alone: decoding a cut and
+ * encoding it again can merge bytes differently at the seams (2000 tokens re-encode to 2001),
+ * so the cut is repeated until it fits (see `docs/differences.md`).
+ */
+function settledCut(s: string, maxToks: number, cut: (s: string, maxToks: number) => string): string {
+  let out = cut(s, maxToks);
+  for (let k = 0; k < SETTLE_ROUNDS; k++) {
+    const again = cut(out, maxToks);
+    if (again === out) break;
+    out = again;
+  }
+  return out;
+}
+
+function renderReply(reply: string, p: Policy, msgs: Msg[]): string {
+  return replyPieces(reply, p, '', msgs)
+    .map((x) => x.text)
+    .join('\n');
+}
+
+/**
+ * A rendered reply that compacting again leaves alone: while the rendering is neither
+ * recognised as compacted nor its own rendering (a cut that joins prose pieces, a block that a
+ * cut repaired, markers that pair up only in the rendering), it is rendered again, a few
+ * rounds at most (see `docs/differences.md`).
+ */
+function settledReply(out: string, p: Policy): string {
+  for (let k = 0; k < SETTLE_ROUNDS && out !== ''; k++) {
+    let msgs: Msg[] | undefined;
+    const parse = (): Msg[] => (msgs ??= fmt2hist(out));
+    if (isCompactedGiven(out, p, parse)) return out;
+    const next = renderReply(out, p, parse());
+    if (next === out) return out;
+    out = next;
+  }
+  return out;
 }
 
 /**
@@ -46,8 +104,13 @@ export function compactPrompt(m: Message, policy?: Partial<Policy>): Message {
  * @throws NotebookError naming `d.name` and the cell when a prompt cannot be rendered (the
  *   underlying DlgError is its `cause`).
  */
-export function compactDialog<D extends Dialog>(d: D, policy?: Partial<Policy>): D {
-  const p = resolvePolicy(policy);
+export function compactDialog<D extends Dialog>(d: D, policy?: Partial<Policy> & FitOptions): D {
+  requireDialog(d, 'compactDialog');
+  const { maxTokens, p } = splitFit(policy, 'compactDialog');
+  if (maxTokens !== undefined) {
+    fitDialog(d, maxTokens, p);
+    return d;
+  }
   d.messages.forEach((m, i) => atCell(d, m, i, 'source', () => compactPrompt(m, p)));
   return d;
 }
@@ -56,10 +119,11 @@ function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }): Piece
   const located = <T>(field: string, f: () => T): T => (at ? atCell(at.d, m, at.i, field, f) : f());
   const out: Piece[] = [
     { cls: 'code', text: `#_${m.id}` },
-    { cls: 'code', text: located('source', () => fencedCode(m.content, p.callToks)) },
+    { cls: 'code', text: located('source', () => fencedCode(m.content, p.callToks, p.profile)) },
   ];
-  const view = located('outputs', () => m.aiOutput);
-  if (view) out.push({ cls: 'results', text: compactResult(view, p.resultToks) });
+  // The clean view differs from the cached reference view only for binary and HTML outputs.
+  const view = located('outputs', () => (p.profile === 'clean' && hasRichOutput(m.output) ? aiOutput(m.output, 'clean') : m.aiOutput));
+  if (view) out.push({ cls: 'results', text: compactResult(view, p.resultToks, p.profile) });
   return out;
 }
 
@@ -79,26 +143,77 @@ export function isRecordCell(m: Message): boolean {
   return m.type === 'raw' && m.meta !== null && typeof m.meta === 'object' && Object.hasOwn(m.meta, 'rec_kind');
 }
 
+/** The pieces of cell `i` in a flat rendering, or `null` for a cell left out (skipped, record). */
+function flatCell(d: Dialog, i: number, p: Policy): Piece[] | null {
+  const m = d.messages[i]!;
+  if (m.skipped || isRecordCell(m)) return null;
+  if (m.type === 'code') return codePieces(m, p, { d, i });
+  const out: Piece[] = [{ cls: 'user', text: atCell(d, m, i, 'source', () => compactText(m.content, '§', p.userToks, p.profile)) }];
+  if (m.type === 'prompt') out.push(...atCell(d, m, i, 'source', () => replyPieces(m.reply, p, '»')));
+  return out;
+}
+
 /** A flat rendering: its turns as lists of classified pieces. */
 function flatTurns(d: Dialog, p: Policy): Piece[][] {
   const turns: Piece[][] = [];
   let cur: Piece[] = [];
   for (let i = 0; i < d.messages.length; i++) {
-    const m = d.messages[i]!;
-    if (m.skipped || isRecordCell(m)) continue;
-    if (m.type === 'code') {
-      cur.push(...codePieces(m, p, { d, i }));
-      continue;
-    }
-    cur.push({ cls: 'user', text: atCell(d, m, i, 'source', () => compactText(m.content, '§', p.userToks)) });
-    if (m.type === 'prompt') {
-      cur.push(...atCell(d, m, i, 'source', () => replyPieces(m.reply, p, '»')));
+    const pieces = flatCell(d, i, p);
+    if (pieces === null) continue;
+    cur.push(...pieces);
+    if (d.messages[i]!.type === 'prompt') {
       turns.push(cur);
       cur = [];
     }
   }
   if (cur.length) turns.push(cur);
   return turns;
+}
+
+/**
+ * The flat document fitted into `maxTokens` tokens (see `fit.ts`): the largest scale of the
+ * policy, with a recency gradient, whose document `wrap(body)` (default: the body alone) fits.
+ * @returns the document (`wrap` applied) and what the fit chose and reached.
+ * @throws FitError (a BudgetError naming the smallest budget that holds the structure) when
+ *   `maxTokens` is below it; InvalidArgumentError on a bad `maxTokens`; NotebookError as
+ *   {@link dlg2compact}.
+ */
+export function fitFlatDocument(d: Dialog, maxTokens: number, policy?: Partial<Policy>, wrap?: (body: string) => string): { text: string; report: FitReport } {
+  const cells = {
+    count: d.messages.length,
+    pieces: (i: number, p: Policy) => flatCell(d, i, p),
+    rendered: (i: number) => !d.messages[i]!.skipped && !isRecordCell(d.messages[i]!),
+    closesTurn: (i: number) => d.messages[i]!.type === 'prompt',
+    isNote: (i: number) => d.messages[i]!.type === 'note' || d.messages[i]!.type === 'raw',
+  };
+  return fitFlat(cells, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitFlatDocument'), wrap);
+}
+
+/**
+ * Compact every prompt in place so that the dialog, as `dialogContextTokens` counts it, has at
+ * most `maxTokens` tokens (see `fit.ts`); other cells are untouched. Changes `d` only on success.
+ * @returns what the fit chose and reached.
+ * @throws FitError when the untouched cells and the prompts' structure alone need more.
+ */
+export function fitDialog(d: Dialog, maxTokens: number, policy?: Partial<Policy>): FitReport {
+  const one = (m: Message, p: Policy): { content: string; reply: string } => {
+    const copy = { type: m.type, content: m.content, reply: m.reply } as Message;
+    const i = d.messages.indexOf(m);
+    atCell(d, m, i, 'source', () => compactPrompt(copy, p));
+    return { content: copy.content, reply: copy.reply };
+  };
+  return fitPrompts(d, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitDialog'), one);
+}
+
+/**
+ * The flat rendering of {@link dlg2compact} as its turns, each a list of classified pieces
+ * (empty pieces included): the document is each turn's non-empty pieces joined by `\n`, the
+ * non-empty turns joined by `\n\n***\n\n`. For checks that need to know where each piece starts.
+ * @throws NotebookError as {@link dlg2compact}.
+ */
+export function flatPieces(d: Dialog, policy?: Partial<Policy>): Piece[][] {
+  requireDialog(d, 'flatPieces');
+  return flatTurns(d, resolvePolicy(policy));
 }
 
 function joinTurns(turns: Piece[][]): string {
@@ -124,8 +239,11 @@ function joinTurns(turns: Piece[][]): string {
  *   there; `cause` is the BudgetError), or malformed outputs (`cause` is the
  *   InvalidArgumentError of `aiOutput`).
  */
-export function dlg2compact(d: Dialog, policy?: Partial<Policy>): string {
-  return joinTurns(flatTurns(d, resolvePolicy(policy)));
+export function dlg2compact(d: Dialog, policy?: Partial<Policy> & FitOptions): string {
+  requireDialog(d, 'dlg2compact');
+  const { maxTokens, p } = splitFit(policy, 'dlg2compact');
+  if (maxTokens !== undefined) return fitFlatDocument(d, maxTokens, p).text;
+  return joinTurns(flatTurns(d, p));
 }
 
 /**
@@ -135,6 +253,7 @@ export function dlg2compact(d: Dialog, policy?: Partial<Policy>): string {
  * @throws NotebookError as {@link dlg2compact}.
  */
 export function measureFlat(d: Dialog, policy?: Partial<Policy>): { text: string; tokens: ClassTokens } {
+  requireDialog(d, 'measureFlat');
   const turns = flatTurns(d, resolvePolicy(policy));
   const tokens = emptyTokens();
   for (const t of turns) for (const x of t) tokens[x.cls] += lenToks(x.text);

@@ -10,7 +10,7 @@
 import type { Policy } from '../dsl/render.js';
 import { InvalidArgumentError, NotebookError } from '../errors.js';
 import { cloneJson, randomId, type DialogLike, type JsonObject } from './cells.js';
-import { compactDialog } from './compact.js';
+import { compactDialog, type FitOptions } from './compact.js';
 import { Message, type MessageInit } from './message.js';
 import { microCompactDialog, type DialogMicroOptions, type MicroCompactDialogResult } from './micro.js';
 import { summarizeDialog, type SummarizeDialogOptions, type SummarizeDialogResult } from './summarize.js';
@@ -161,11 +161,14 @@ export class Dialog implements DialogLike<Message> {
    * Compact every prompt in place (the reference's `Dialog.compact`): requests truncated and
    * replies re-rendered in the compact DSL; ids and every other cell untouched, so the notebook
    * stays runnable and valid. See `compactDialog` in compact.ts.
-   * @param policy token budgets (SPEC §8 defaults for the rest).
+   * @param policy token budgets (SPEC §8 defaults for the rest); with `maxTokens`, a total
+   *   budget: the policy is scaled (latest turns first) so that the dialog, as
+   *   `dialogContextTokens` counts it, has at most that many tokens (see `fitDialog`).
    * @returns this dialog.
-   * @throws NotebookError naming the dialog and the cell when a prompt cannot be rendered.
+   * @throws NotebookError naming the dialog and the cell when a prompt cannot be rendered;
+   *   FitError when `maxTokens` cannot hold the dialog's structure (it names the smallest budget).
    */
-  compact(policy?: Partial<Policy>): this {
+  compact(policy?: Partial<Policy> & FitOptions): this {
     compactDialog(this, policy);
     return this;
   }
@@ -174,8 +177,8 @@ export class Dialog implements DialogLike<Message> {
    * Replace older cells by one summary note written by `summarizer` (SPEC §9 applied to
    * dialogs). Changes this dialog only on success. See `summarizeDialog` in summarize.ts for
    * the options, the refusals and the result.
-   * @param summarizer the summariser; `null`/omitted: the HTTP summariser configured from the
-   *   options or the environment.
+   * @param summarizer the summariser; `null`/omitted: the offline `dslSummarizer()` (the
+   *   compact DSL of the replaced cells; nothing is sent anywhere).
    */
   summarize(summarizer?: DialogSummarizer | null, options?: SummarizeDialogOptions): Promise<SummarizeDialogResult> {
     return summarizeDialog(this, summarizer, options);

@@ -11,6 +11,8 @@ export * from './chat-bridge.js';
 export * from './measure.js';
 export * from './ids.js';
 export * from './compact.js';
+export * from './fit.js';
 export * from './summarize.js';
 export * from './summarizers.js';
 export * from './micro.js';
+export { INDEX_HEADING, isSummaryNote, noteBody, replacedIndex } from './summary-note.js';

@@ -110,19 +110,21 @@ export function dialogContextTokens(d: Dialog, counter: CellTokenCounter = messa
  */
 function splitReply(reply: string, into: ClassTokens): number {
   const whole = lenToks(reply);
-  let prose = 0;
-  let results = 0;
+  const msgs = fmt2hist(reply);
   let calls = 0;
-  for (const msg of fmt2hist(reply)) {
-    for (const part of msg.content) {
-      if (part.type === 'text' && part.text !== '.') prose += lenToks(part.text);
-      else if (part.type === 'tool_use') calls += 1;
-      else if (part.type === 'tool_result') results += lenToks(part.text);
-    }
-  }
+  for (const msg of msgs) for (const part of msg.content) if (part.type === 'tool_use') calls += 1;
   if (calls === 0) {
+    // All of it is prose: its parts need no count of their own.
     into.assistant += whole;
     return 0;
+  }
+  let prose = 0;
+  let results = 0;
+  for (const msg of msgs) {
+    for (const part of msg.content) {
+      if (part.type === 'text' && part.text !== '.') prose += lenToks(part.text);
+      else if (part.type === 'tool_result') results += lenToks(part.text);
+    }
   }
   const a = Math.min(prose, whole);
   const r = Math.min(results, whole - a);

@@ -6,10 +6,19 @@
  * JSON format it was written in; every rewritten reply is parsed again and checked, and a reply
  * that fails the check is left unchanged and reported in `refused`.
  */
-import { isDialogLike, type DialogLike as Dialog } from './cells.js';
+import type { DialogLike as Dialog } from './cells.js';
+import { checkOutputs, requireDialog } from './cell-errors.js';
 import { InvalidArgumentError } from '../errors.js';
 import { cpLen, parseJson, pyDumps, pyJsonString } from '../python/index.js';
-import { PRESERVE_RESULT_TOOLS, UNKNOWN_TOOL, pickToolResultsToClear, placeholderFor, type MicroOptions, type ToolResultEntry } from '../strategies/micro.js';
+import {
+  PRESERVE_RESULT_TOOLS,
+  UNKNOWN_TOOL,
+  pickToolResultsToClear,
+  placeholderFor,
+  sizedPlaceholderFor,
+  type MicroOptions,
+  type ToolResultEntry,
+} from '../strategies/micro.js';
 import {
   TOOL_INFO,
   fenceBodyStart,
@@ -28,10 +37,17 @@ import { countCell, messageContextTokens, type CellTokenCounter } from './measur
  * Options of {@link microCompactDialog} / {@link planDialogMicro}: those of `micro.ts`
  * (`keepRecent` 3, `minChars` 100 code points, `preserveTools` `['read_file']`) plus
  * `countTokens`, the per-cell counter of the reported totals (default
- * `messageContextTokens`: o200k_base tokens of what the AI sees).
+ * `messageContextTokens`: o200k_base tokens of what the AI sees), `keepTools`, more tool
+ * names whose results are never cleared (added to `preserveTools`; tools that hold memory,
+ * such as `memory` or `load_dialog`), and `profile`: `'clean'` (default) writes a placeholder
+ * that says what was cleared (`[Previous: used read_file · 12.4 KB cleared]`) and drops the
+ * result preview from a legacy envelope's `<summary>` line; `'reference'` writes
+ * `[Previous: used NAME]` and leaves the envelope's summary line as it was.
  */
 export interface DialogMicroOptions extends MicroOptions {
   countTokens?: CellTokenCounter;
+  keepTools?: Iterable<string>;
+  profile?: 'clean' | 'reference';
 }
 
 /** One cleared tool result. */
@@ -173,6 +189,39 @@ function rewriteBody(body: string, value: Record<string, unknown>, placeholder: 
 // ---------------------------------------------------------------------------------------------
 // Rewriting one reply
 
+/** UTF-8 size of a string in bytes. */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * The result preview of the legacy envelope whose JSON fence starts at `fenceStart`: in its
+ * `<summary>` line (`<code>f(args)→&quot;preview…&quot;</code>`), the span from the last `→`
+ * to `</code>` (or `</summary>`). Null when the line before the fence is not such a summary
+ * (nothing before `floor` is looked at).
+ */
+function previewSpan(reply: string, fenceStart: number, floor: number): [number, number] | null {
+  const open = reply.lastIndexOf('<summary>', fenceStart);
+  if (open < floor || open < 0) return null;
+  const close = reply.indexOf('</summary>', open);
+  if (close < 0 || close > fenceStart || reply.slice(close + 10, fenceStart).trim() !== '') return null;
+  const code = reply.lastIndexOf('</code>', close);
+  const end = code > open ? code : close;
+  const arrow = reply.lastIndexOf('→', end);
+  if (arrow <= open) return null;
+  return [arrow, end];
+}
+
 /** fmt2hist-level identity of a parsed item, result left out. */
 function itemShape(it: ReplyItem): string {
   if (it.kind === 'text') return 't' + it.text;
@@ -184,7 +233,12 @@ function itemShape(it: ReplyItem): string {
  * `parseToolBlocks(reply)` -> placeholder) in the raw reply. Returns the new reply, or a reason
  * when it cannot be done safely.
  */
-function rewriteReply(reply: string, items: readonly ReplyItem[], targets: ReadonlyMap<number, string>): { reply: string } | { reason: string } {
+function rewriteReply(
+  reply: string,
+  items: readonly ReplyItem[],
+  targets: ReadonlyMap<number, string>,
+  dropPreview = false,
+): { reply: string } | { reason: string } {
   const tools = items.filter((x): x is ReplyTool => x.kind === 'tool');
   const raw = rawToolBlocks(reply);
   const edits: Array<{ start: number; end: number; text: string }> = [];
@@ -202,6 +256,8 @@ function rewriteReply(reply: string, items: readonly ReplyItem[], targets: Reado
       }
       const text = rewriteBody(blk.fence.body, blk.value, ph);
       if (text === null) return { reason: `tool block ${k + 1}: its JSON could not be rewritten` };
+      const preview = dropPreview && blk.fence.info === 'json' ? previewSpan(reply, blk.fence.start, edits.length ? edits[edits.length - 1]!.end : 0) : null;
+      if (preview !== null) edits.push({ start: preview[0], end: preview[1], text: '→[cleared]' });
       edits.push({ start, end: start + blk.fence.body.length, text });
     }
     j++;
@@ -239,7 +295,10 @@ interface Computed extends DialogMicroPlan {
   edits: Array<{ index: number; reply: string }>;
 }
 
-function resolveOptions(options: DialogMicroOptions | undefined, where: string): { micro: MicroOptions; counter: CellTokenCounter } {
+function resolveOptions(
+  options: DialogMicroOptions | undefined,
+  where: string,
+): { micro: MicroOptions; counter: CellTokenCounter; profile: 'clean' | 'reference' } {
   const o = options ?? {};
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new InvalidArgumentError(`${where}: options must be an object`);
   const counter = o.countTokens ?? messageContextTokens;
@@ -253,12 +312,24 @@ function resolveOptions(options: DialogMicroOptions | undefined, where: string):
     if (typeof name !== 'string') throw new InvalidArgumentError(`${where}: preserveTools must hold strings`);
     preserve.push(bareToolName(name));
   }
-  return { micro: { keepRecent: o.keepRecent, minChars: o.minChars, preserveTools: preserve }, counter };
+  const keep = o.keepTools ?? [];
+  if (typeof keep === 'string' || keep === null || typeof (keep as Iterable<string>)[Symbol.iterator] !== 'function') {
+    throw new InvalidArgumentError(`${where}: keepTools must be an iterable of strings`);
+  }
+  for (const name of keep) {
+    if (typeof name !== 'string') throw new InvalidArgumentError(`${where}: keepTools must hold strings`);
+    preserve.push(bareToolName(name));
+  }
+  const profile = o.profile ?? 'clean';
+  if (profile !== 'clean' && profile !== 'reference')
+    throw new InvalidArgumentError(`${where}: profile must be "clean" or "reference", got ${String(profile)}`);
+  return { micro: { keepRecent: o.keepRecent, minChars: o.minChars, preserveTools: preserve }, counter, profile };
 }
 
 function compute(dialog: Dialog, options: DialogMicroOptions | undefined, where: string): Computed {
-  if (!isDialogLike(dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
-  const { micro, counter } = resolveOptions(options, where);
+  requireDialog(dialog, where);
+  checkOutputs(dialog);
+  const { micro, counter, profile } = resolveOptions(options, where);
   const ms = dialog.messages;
   const entries: ToolResultEntry[] = [];
   const refs: Array<{ msg: number; tool: number; item: ReplyTool }> = [];
@@ -300,8 +371,11 @@ function compute(dialog: Dialog, options: DialogMicroOptions | undefined, where:
   for (const [i, list] of byMsg) {
     const m = ms[i]!;
     const targets = new Map<number, string>();
-    for (const { tool, item } of list) targets.set(tool, placeholderFor(item.name === '' ? UNKNOWN_TOOL : item.name));
-    const res = rewriteReply(m.reply, parsed.get(i)!, targets);
+    for (const { tool, item } of list) {
+      const name = item.name === '' ? UNKNOWN_TOOL : item.name;
+      targets.set(tool, profile === 'clean' ? sizedPlaceholderFor(name, utf8Length(item.resultText)) : placeholderFor(name));
+    }
+    const res = rewriteReply(m.reply, parsed.get(i)!, targets, profile === 'clean');
     if ('reason' in res) {
       refused.push({ messageId: m.id, reason: res.reason });
       continue;

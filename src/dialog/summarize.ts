@@ -13,19 +13,20 @@
  */
 import { TRANSCRIPT_MARKER } from '../dsl/continuation.js';
 import { REPLY_SEPARATOR } from '../chat/index.js';
-import { isDialogLike, type DialogLike as Dialog, type MessageLike } from './cells.js';
+import type { DialogLike as Dialog, MessageLike } from './cells.js';
+import { checkOutputs, requireDialog } from './cell-errors.js';
 import { Message } from './message.js';
 import { countCell, messageContextTokens, type CellTokenCounter } from './measure.js';
+import { INDEX_HEADING, SUMMARY_META_KEY, isSummaryNote, noteAttachments, noteBody, noteHeader, replacedIndex } from './summary-note.js';
 import { dslSummarizer, type DialogSummarizer } from './summarizers.js';
 import { InvalidArgumentError } from '../errors.js';
 import { pyStrip } from '../python/index.js';
-import type { SummarizeDialogRefusal } from '../strategies/refusal.js';
+import { looksLikeErrorAnswer, type SummarizeDialogRefusal } from '../strategies/refusal.js';
 import { KEEP_RECENT_RATIO, planSummarySplit } from '../strategies/summary.js';
 import { checkSignal, untilAborted } from '../strategies/summarizer.js';
 import { checkCounterOption } from '../tokens/index.js';
 
-/** Cell metadata key under which a summary note records its provenance. */
-export const SUMMARY_META_KEY = 'dlg_compact';
+export { SUMMARY_META_KEY } from './summary-note.js';
 
 /**
  * What a summary note's metadata holds under {@link SUMMARY_META_KEY} (snake_case, as
@@ -56,7 +57,13 @@ export interface DialogSummaryMeta {
  *   the count reaches `floor(maxTokens * triggerRatio)`.
  * - `triggerRatio`: default 0.9.
  * - `keepRecent`: cells kept verbatim at the end (integer >= 0); default
- *   `max(2, ceil(n * 0.25))` of the n cells.
+ *   `max(2, ceil(n * 0.25))` of the n cells. The newest prompt (with its reply) and every cell
+ *   after it are kept whatever this says.
+ * - `minSaving`: the least share of the dialog's count a summary must save to be accepted
+ *   (a number in [0, 1); default 0.1); a summary that saves less is refused `not-shrinking`.
+ * - `index`: end the note with the deterministic index of what it replaced (tool calls with
+ *   short arguments and exit states, code cells, paths touched), counted in the note; default:
+ *   for every summariser but an offline one (the DSL summary already lists the calls).
  * - `countTokens`: per-cell counter (default {@link messageContextTokens}).
  * - `force`: compact even below the trigger (the count rules still apply: at least 4 cells,
  *   something to summarise).
@@ -75,7 +82,12 @@ export interface SummarizeDialogOptions {
   sourcePath?: string | null;
   maxRequestTokens?: number;
   signal?: AbortSignal;
+  minSaving?: number;
+  index?: boolean;
 }
+
+/** The default least share of the count a summary must save ({@link SummarizeDialogOptions}). */
+export const DEFAULT_MIN_SAVING = 0.1;
 
 /** Result of {@link summarizeDialog}. Token counts are in the counter's unit. */
 export interface SummarizeDialogResult {
@@ -96,6 +108,8 @@ export interface SummarizeDialogResult {
   rejectedTokens?: number;
   /** The summary text as placed in the note (also reported with `not-shrinking`). */
   summary?: string;
+  /** True when changed and the result still counts more than `maxTokens` (report it: `over-budget`). */
+  overBudget?: boolean;
 }
 
 /** The planning half of a summary run, shared by {@link summarizeDialog} and {@link planDialogSummary}. */
@@ -140,20 +154,31 @@ function checkOptions(options: unknown, where: string): SummarizeDialogOptions {
   if (o.maxRequestTokens !== undefined && (!Number.isSafeInteger(o.maxRequestTokens) || o.maxRequestTokens <= 0)) {
     throw new InvalidArgumentError(`${where}: maxRequestTokens must be a positive integer, got ${String(o.maxRequestTokens)}`);
   }
+  if (o.minSaving !== undefined && (typeof o.minSaving !== 'number' || !(o.minSaving >= 0 && o.minSaving < 1))) {
+    throw new InvalidArgumentError(`${where}: minSaving must be a number in [0, 1), got ${String(o.minSaving)}`);
+  }
+  if (o.index !== undefined && typeof o.index !== 'boolean') throw new InvalidArgumentError(`${where}: index must be a boolean`);
   return o;
 }
 
 function prepare(dialog: Dialog, o: SummarizeDialogOptions, where: string): Prepared {
-  if (!isDialogLike(dialog)) throw new InvalidArgumentError(`${where}: expected a Dialog`);
+  requireDialog(dialog, where);
+  checkOutputs(dialog);
   const ms = dialog.messages;
   const counter = o.countTokens ?? messageContextTokens;
   const counts: number[] = new Array(ms.length);
   for (let i = 0; i < ms.length; i++) counts[i] = countCell(counter, ms[i]!, where);
+  const n = ms.length;
+  // The newest prompt and its reply are never summarised (nor anything after them).
+  let lastPrompt = -1;
+  for (let i = n - 1; i >= 0 && lastPrompt < 0; i--) if (ms[i]!.type === 'prompt') lastPrompt = i;
+  let keepRecent = o.keepRecent ?? Math.max(2, Math.ceil(n * KEEP_RECENT_RATIO));
+  if (lastPrompt >= 0) keepRecent = Math.max(keepRecent, n - lastPrompt);
   const plan = planSummarySplit(
     ms.map((_, i) => i),
     {
       maxTokens: o.maxTokens ?? 0,
-      keepRecentCount: o.keepRecent,
+      keepRecentCount: keepRecent,
       triggerRatio: o.triggerRatio,
       countTokens: (i) => counts[i]!,
       isPinned: (i) => ms[i]!.pinned,
@@ -163,16 +188,21 @@ function prepare(dialog: Dialog, o: SummarizeDialogOptions, where: string): Prep
   const base: Prepared = { ok: false, counts, tokensBefore: plan.estimatedTokens, hoisted: [], head: [], tail: [], array: ms, snapshot: ms.slice() };
   if (!plan.shouldCompact) return { ...base, reason: 'not-needed' };
   // The planner keeps [pinned cells of the head..., tail...]; the tail starts at the cut.
-  const n = ms.length;
-  const cut = n - (o.keepRecent ?? Math.max(2, Math.ceil(n * KEEP_RECENT_RATIO)));
+  const cut = n - keepRecent;
   const hoisted = plan.keep.filter((i) => i < cut);
   const tail = plan.keep.filter((i) => i >= cut);
   const head = plan.summarize;
   const visible = head.filter((i) => !ms[i]!.skipped);
   if (visible.length === 0) return { ...base, hoisted, head, tail, reason: 'nothing-to-summarize' };
+  // An earlier summary note goes to the summariser as its summary alone (no header, index or
+  // transcript line), so the new note folds it in once instead of nesting it whole.
   const headDialog = headOf(
     dialog,
-    visible.map((i) => ms[i]!.clone()),
+    visible.map((i) => {
+      const c = ms[i]!.clone();
+      if (isSummaryNote(c)) c.content = noteBody(c.content);
+      return c;
+    }),
   );
   return { ...base, ok: true, hoisted, head, tail, headDialog };
 }
@@ -194,29 +224,45 @@ interface Finished {
   summary?: string;
 }
 
-/** The header line of a summary note. */
-function noteHeader(n: number): string {
-  return `[Conversation summary - ${n} earlier cell(s) condensed]\n\n`;
-}
-
 /**
  * The checking half: build the note and the new cell list, or say why not. `noteId` gives the
  * note's id (a fresh one for a run; a fixed one when only planning, so that planning does not
  * draw from the dialog's id source).
  */
-function finish(dialog: Dialog, prep: Prepared, text: unknown, o: SummarizeDialogOptions, label: string | null, noteId: () => string, where: string): Finished {
+function finish(
+  dialog: Dialog,
+  prep: Prepared,
+  text: unknown,
+  o: SummarizeDialogOptions,
+  sum: { label?: string; offline?: boolean },
+  noteId: () => string,
+  where: string,
+): Finished {
   if (typeof text !== 'string' || pyStrip(text) === '') return { ok: false, reason: 'empty-summary' };
+  if (looksLikeErrorAnswer(text)) return { ok: false, reason: 'error-summary', summary: pyStrip(text) };
+  const label = sum.label ?? null;
   const ms = dialog.messages;
   const source = o.sourcePath ?? null;
+  const replaced = prep.head.map((i) => ms[i]!);
   let content = noteHeader(prep.head.length) + pyStrip(text);
+  if (o.index ?? !sum.offline) {
+    // At most a fifth of the budget (or 1000 tokens without one) goes to the index.
+    const room = o.maxTokens === undefined ? 1000 : Math.max(0, Math.floor(o.maxTokens / 5));
+    const index = replacedIndex(replaced, room);
+    if (index !== '') content += INDEX_HEADING + index;
+  }
   if (source !== null) content += `${TRANSCRIPT_MARKER} ${source}`;
   if (content.includes(REPLY_SEPARATOR)) return { ok: false, reason: 'invalid-summary', summary: content };
+  const withFiles = noteAttachments(content, replaced);
+  content = withFiles.content;
   const counter = o.countTokens ?? messageContextTokens;
-  const note = new Message(content, { type: 'note', id: noteId() });
+  const note = new Message(content, { type: 'note', id: noteId(), attachments: withFiles.attachments });
   let after = countCell(counter, note, where);
   for (const i of prep.hoisted) after += prep.counts[i]!;
   for (const i of prep.tail) after += prep.counts[i]!;
-  if (after >= prep.tokensBefore) return { ok: false, reason: 'not-shrinking', tokensAfter: after, summary: content };
+  // Accepted only when it saves at least the minimum share of the count (the one measure).
+  const least = Math.max(1, Math.ceil(prep.tokensBefore * (o.minSaving ?? DEFAULT_MIN_SAVING)));
+  if (prep.tokensBefore - after < least) return { ok: false, reason: 'not-shrinking', tokensAfter: after, summary: content };
   const meta: DialogSummaryMeta = {
     kind: 'summary',
     replaced: prep.head.length,
@@ -232,6 +278,21 @@ function finish(dialog: Dialog, prep: Prepared, text: unknown, o: SummarizeDialo
   return { ok: true, messages, note, tokensAfter: after, summary: content };
 }
 
+/** Share of `maxTokens` a summarised dialog aims at, so that new turns still fit after it. */
+const SUMMARY_TARGET = 0.5;
+
+/**
+ * Room for the summary text: half the budget minus the cells that stay and the note's header
+ * (at least 1); `undefined` without a budget.
+ */
+function summaryRoom(prep: Prepared, o: SummarizeDialogOptions): number | undefined {
+  if (o.maxTokens === undefined) return undefined;
+  let kept = 20; // the note's header and transcript line
+  for (const i of prep.hoisted) kept += prep.counts[i]!;
+  for (const i of prep.tail) kept += prep.counts[i]!;
+  return Math.max(1, Math.floor(o.maxTokens * SUMMARY_TARGET) - kept);
+}
+
 function refusal(prep: Prepared, reason: SummarizeDialogRefusal, extra: Partial<SummarizeDialogResult> = {}): SummarizeDialogResult {
   return { changed: false, reason, replaced: [], tokensBefore: prep.tokensBefore, tokensAfter: prep.tokensBefore, ...extra };
 }
@@ -243,7 +304,7 @@ function refusal(prep: Prepared, reason: SummarizeDialogRefusal, extra: Partial<
  * (`[Conversation summary - N earlier cell(s) condensed]`, the stripped summary, and when
  * `sourcePath` is given the line `If further detail is needed, read the complete transcript
  * at: PATH`) with a fresh unique id and {@link DialogSummaryMeta} metadata; check that the
- * dialog's count strictly shrinks; then swap `dialog.messages` for
+ * dialog's count shrinks by at least `minSaving` (default 10%); then swap `dialog.messages` for
  * `[hoisted pinned cells, note, tail]`.
  *
  * On any refusal (see {@link SummarizeDialogRefusal}) the dialog is left exactly as it was.
@@ -264,14 +325,20 @@ export async function summarizeDialog(dialog: Dialog, summarizer?: DialogSummari
   let text: unknown;
   try {
     text = await untilAborted(
-      () => sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, signal: o.signal, sourcePath: o.sourcePath ?? null }),
+      () =>
+        sum(prep.headDialog!, {
+          maxRequestTokens: o.maxRequestTokens,
+          signal: o.signal,
+          sourcePath: o.sourcePath ?? null,
+          maxSummaryTokens: summaryRoom(prep, o),
+        }),
       o.signal,
     );
   } catch (error) {
     return refusal(prep, 'summarizer-failed', { error });
   }
   if (!unchangedSince(dialog, prep)) return refusal(prep, 'dialog-changed');
-  const fin = finish(dialog, prep, text, o, sum.label ?? null, () => dialog.newId(), where);
+  const fin = finish(dialog, prep, text, o, sum, () => dialog.newId(), where);
   if (!fin.ok) {
     const extra: Partial<SummarizeDialogResult> = {};
     if (fin.reason === 'not-shrinking') extra.rejectedTokens = fin.tokensAfter;
@@ -287,6 +354,7 @@ export async function summarizeDialog(dialog: Dialog, summarizer?: DialogSummari
     tokensBefore: prep.tokensBefore,
     tokensAfter: fin.tokensAfter!,
     summary: fin.summary,
+    ...(o.maxTokens !== undefined && fin.tokensAfter! > o.maxTokens ? { overBudget: true } : {}),
   };
 }
 
@@ -327,14 +395,14 @@ export function planDialogSummary(dialog: Dialog, summarizer?: DialogSummarizer 
   if (!sum.offline) return { wouldChange: true, replacedIds: ids, tokensBefore: prep.tokensBefore };
   let text: unknown;
   try {
-    text = sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, sourcePath: o.sourcePath ?? null });
+    text = sum(prep.headDialog!, { maxRequestTokens: o.maxRequestTokens, sourcePath: o.sourcePath ?? null, maxSummaryTokens: summaryRoom(prep, o) });
   } catch {
     return { wouldChange: false, reason: 'summarizer-failed', replacedIds: [], tokensBefore: prep.tokensBefore };
   }
   if (typeof text !== 'string') {
     throw new InvalidArgumentError(`${where}: an offline summariser must return a string synchronously`);
   }
-  const fin = finish(dialog, prep, text, o, sum.label ?? null, () => 'planned-summary', where);
+  const fin = finish(dialog, prep, text, o, sum, () => 'planned-summary', where);
   if (!fin.ok) return { wouldChange: false, reason: fin.reason, replacedIds: [], tokensBefore: prep.tokensBefore };
   return { wouldChange: true, replacedIds: ids, tokensBefore: prep.tokensBefore, estimatedTokensAfter: fin.tokensAfter };
 }

@@ -27,6 +27,12 @@ export interface DialogSummaryContext {
   signal?: AbortSignal;
   /** Path of the full original dialog, when the caller named one; else `null`. */
   sourcePath: string | null;
+  /**
+   * Room for the summary in the dialog's budget, in o200k_base tokens (`undefined`: no
+   * budget): the summary should be no longer, so that the summarised dialog leaves room for
+   * new turns. The DSL summariser fits its rendering into it.
+   */
+  maxSummaryTokens?: number;
 }
 
 /**
@@ -54,14 +60,26 @@ type HeadSummary = { summarize(head: Dialog, ctx: DialogSummaryContext): string 
  * The default summariser: the compact DSL of the head, `dlg2compact(head, policy)` (SPEC §8),
  * i.e. code cells as `#_id` + fenced source + output line, notes and prompts as `§ … §` text,
  * replies with `»` prose, each call with its result. Deterministic, synchronous, offline;
- * ignores `maxRequestTokens` (nothing is sent anywhere).
+ * ignores `maxRequestTokens` (nothing is sent anywhere). With `maxSummaryTokens` in the context
+ * the rendering is fitted into it (the policy scaled down, `dlg2compact`'s `maxTokens`), or
+ * cut in the middle when not even the structure fits.
  * @param policy token budgets of the rendering (default 2000 / 150 / 60 / 35).
  * @returns a {@link DialogSummarizer} labelled `'dsl'`, `offline`.
  * @throws InvalidArgumentError on a bad policy (checked at once).
  */
 export function dslSummarizer(policy?: Partial<Policy>): DialogSummarizer {
   const p = resolvePolicy(policy);
-  const f: DialogSummarizer = (head: Dialog) => dlg2compact(head, p);
+  const f: DialogSummarizer = (head: Dialog, ctx?: DialogSummaryContext) => {
+    const full = dlg2compact(head, p);
+    const room = ctx?.maxSummaryTokens;
+    if (room === undefined || fitsToks(full, room)) return full;
+    try {
+      return dlg2compact(head, { ...p, maxTokens: room });
+    } catch (e) {
+      if (e instanceof BudgetError) return truncToksMid(full, room);
+      throw e;
+    }
+  };
   f.label = 'dsl';
   f.offline = true;
   return f;
@@ -134,7 +152,7 @@ export function dialogToSummaryMessages(head: Dialog): SummaryWireMessage[] {
  * Ever tighter DSL policies tried, in order, when the full rendering of the head does not fit
  * the request budget ({@link buildDialogSummaryPrompt}).
  */
-export const PRECOMPACT_POLICIES: readonly Readonly<Policy>[] = Object.freeze([
+export const PRECOMPACT_POLICIES: readonly Readonly<Omit<Policy, 'profile'>>[] = Object.freeze([
   Object.freeze({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35 }),
   Object.freeze({ userToks: 400, asstToks: 80, callToks: 40, resultToks: 20 }),
   Object.freeze({ userToks: 120, asstToks: 40, callToks: 25, resultToks: 12 }),

@@ -8,6 +8,7 @@ import { fmt2hist } from '../chat/index.js';
 import type { Msg, ToolResultPart, ToolUsePart } from '../chat/index.js';
 import { pyStrip } from '../python/index.js';
 import { fitsToks, truncToksMid, type TokenClass } from '../tokens/index.js';
+import { cleanProse, dropThinkingLines } from './clean-text.js';
 
 /** One rendered piece of a reply or cell, with the class its tokens count towards. */
 export interface Piece {
@@ -18,7 +19,9 @@ export interface Piece {
 /**
  * A reply's parts rendered in the DSL, as classified pieces: prose (`assistant`; bare, or
  * delimited by `mark`), then each tool call (`calls`) followed by its result (`results`,
- * matched by id). The `'.'` placeholder that fmt2hist appends is dropped.
+ * matched by id). The `'.'` placeholder that fmt2hist appends is dropped. In the clean
+ * profile, lines made only of 🧠 are dropped from prose before it is budgeted (a part left
+ * empty renders nothing), prose is cut grapheme-safe and its code fences are never left open.
  * @param msgs the reply's parse when the caller already has it (default `fmt2hist(reply)`).
  */
 export function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] = fmt2hist(reply)): Piece[] {
@@ -33,12 +36,19 @@ export function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] 
     for (const part of m.content) {
       if (part.type === 'text') {
         if (part.text === '.') continue;
+        if (p.profile === 'clean') {
+          // Thinking indicators are dropped before budgeting; a part left empty renders nothing.
+          const prose = pyStrip(dropThinkingLines(part.text));
+          if (prose === '') continue;
+          out.push({ cls: 'assistant', text: mark ? compactText(prose, mark, p.asstToks, 'clean') : cleanProse(prose, p.asstToks, { balance: true }) });
+          continue;
+        }
         const text = mark ? compactText(part.text, mark, p.asstToks) : truncToksMid(pyStrip(part.text), p.asstToks);
         out.push({ cls: 'assistant', text });
       } else if (part.type === 'tool_use') {
-        out.push({ cls: 'calls', text: compactCall(part as ToolUsePart, p.callToks) });
+        out.push({ cls: 'calls', text: compactCall(part as ToolUsePart, p.callToks, p.profile) });
         const res = results.get(part.id);
-        if (res) out.push({ cls: 'results', text: compactResult(res.text, p.resultToks) });
+        if (res) out.push({ cls: 'results', text: compactResult(res.text, p.resultToks, p.profile) });
       }
     }
   }

@@ -5,3 +5,9 @@
 export * from './render.js';
 export * from './compact-reply.js';
 export * from './continuation.js';
+export * from './evidence-cut.js';
+export { cleanTruncMid, graphemeCeil, graphemeFloor } from './graphemes.js';
+export { cleanProse, dropThinkingLines, isThinkingLine, type CleanProseOptions } from './clean-text.js';
+export { closeOpenFence } from './fences-repair.js';
+export { formatSize, htmlText, markBinaryRuns, mediaMarker } from './media.js';
+export { UNNAMED_SOURCE, flatLegend, wrapFlat } from './legend.js';

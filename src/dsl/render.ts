@@ -18,6 +18,13 @@ import { BudgetError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolUsePart } from '../chat/message.js';
 import { cpLen, jsonKeys, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
+import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
+import { cleanMidCuts, cleanTruncMid } from './graphemes.js';
+import { cleanProse } from './clean-text.js';
+import { evidenceCut } from './evidence-cut.js';
+import { isMediaMarker, markBinaryRuns } from './media.js';
+
+export { PROFILES, checkBudget, checkProfile, compactPolicy, resolvePolicy, type Policy, type Profile } from './profile.js';
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks
@@ -25,17 +32,6 @@ import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
 function needString(v: unknown, fn: string, what: string): string {
   if (typeof v !== 'string') {
     throw new InvalidArgumentError(`${fn}: ${what} must be a string, got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v}`);
-  }
-  return v;
-}
-
-/**
- * Check a token budget: a non-negative safe integer.
- * @throws InvalidArgumentError for anything else (negative, fractional, NaN, ±Infinity, non-numbers).
- */
-export function checkBudget(v: unknown, fn: string, what = 'maxToks'): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw new InvalidArgumentError(`${fn}: ${what} must be a non-negative integer token budget, got ${typeof v === 'number' ? String(v) : typeof v}`);
   }
   return v;
 }
@@ -56,49 +52,6 @@ function needMsg(m: unknown, fn: string): Msg {
 
 function partText(p: Part, fn: string): string {
   return needString((p as { text?: unknown }).text, fn, `text of a "${p.type}" part`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Budgets
-
-/** Per-class token budgets (o200k_base tokens) used to render a conversation (SPEC §0). */
-export interface Policy {
-  /** Budget for each user text part (`§ … §`). */
-  userToks: number;
-  /** Budget for each assistant text part (`» … »`). */
-  asstToks: number;
-  /** Budget for each rendered tool call. */
-  callToks: number;
-  /** Budget for each rendered tool result (results wrapped in `𝍁…𝍁` are never cut). */
-  resultToks: number;
-}
-
-/** The default policy, 2000 / 150 / 60 / 35 tokens (SPEC §0). Frozen. */
-export const compactPolicy: Readonly<Policy> = Object.freeze({ userToks: 2000, asstToks: 150, callToks: 60, resultToks: 35 });
-
-const POLICY_KEYS = ['userToks', 'asstToks', 'callToks', 'resultToks'] as const;
-
-/**
- * Complete a partial policy: each missing (or `undefined`) field takes {@link compactPolicy}'s value.
- * @param p a partial policy, or nothing for the default.
- * @returns a new, complete {@link Policy}.
- * @throws InvalidArgumentError if `p` is not an object, has a key that is not a policy field
- *   (e.g. the reference's snake_case `user_toks`), or a field that is not a non-negative integer.
- */
-export function resolvePolicy(p?: Partial<Policy> | null): Policy {
-  if (p === undefined || p === null) return { ...compactPolicy };
-  if (typeof p !== 'object' || Array.isArray(p)) throw new InvalidArgumentError('resolvePolicy: policy must be an object');
-  for (const k of Object.keys(p)) {
-    if (!(POLICY_KEYS as readonly string[]).includes(k)) {
-      throw new InvalidArgumentError(`resolvePolicy: unknown policy field "${k}" (expected ${POLICY_KEYS.join(', ')})`);
-    }
-  }
-  const out = { ...compactPolicy };
-  for (const k of POLICY_KEYS) {
-    const v = p[k];
-    if (v !== undefined) out[k] = checkBudget(v, 'resolvePolicy', k);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,13 +78,21 @@ function joinLines(s: string): string {
  * (SPEC §3; strip is Python's `str.strip`).
  * @param s the text. @param mark the sigil, e.g. `'§'` or `'»'` (may be `''`).
  * @param maxToks budget in tokens; the output never exceeds it as counted by `truncToksMid`.
+ * @param profile `'reference'` (default) as above; `'clean'`: see `cleanProse` (grapheme-safe
+ *   cut, fences mended, delimiters off fence lines).
  * @throws InvalidArgumentError on a non-string `s`/`mark` or a bad budget.
  */
-export function compactText(s: string, mark: string, maxToks: number): string {
+export function compactText(s: string, mark: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(s, 'compactText', 's');
   needString(mark, 'compactText', 'mark');
   checkBudget(maxToks, 'compactText');
+  if (profile === 'clean') return cleanProse(pyStrip(s), maxToks, { mark, balance: true });
   return truncToksMid(`${mark} ${pyStrip(s)} ${mark}`, maxToks);
+}
+
+/** The middle cut of a profile: the reference's token cut, or the grapheme-safe one. */
+export function cutFor(profile: Profile): (s: string, maxToks: number) => string {
+  return profile === 'clean' ? cleanTruncMid : truncToksMid;
 }
 
 /**
@@ -179,22 +140,53 @@ export function dropDocState(s: string): string {
 
 const KEEP = '\u{1D341}'; // 𝍁
 
+/** A result's text before its cut, for the last inputs seen (a fit renders each result at many budgets). */
+const RESULT_PREP = new Map<string, { t: string; keep: boolean; res: string }>();
+
+function preparedResult(s: string, profile: Profile): { t: string; keep: boolean; res: string } {
+  const k = profile + s;
+  const hit = RESULT_PREP.get(k);
+  if (hit !== undefined) return hit;
+  let t = pyStrip(dropDocState(s));
+  const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
+  if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
+  if (profile === 'clean') t = markBinaryRuns(t);
+  const text = joinLines(t);
+  const out = { t, keep, res: text ? `> ${text}` : '>' };
+  if (s.length >= 4096) {
+    if (RESULT_PREP.size >= 64) RESULT_PREP.clear();
+    RESULT_PREP.set(k, out);
+  }
+  return out;
+}
+
 /**
  * A tool result: `<warn>`/`<note>` blocks removed, stripped; a result longer than 2 code points
  * that starts and ends with `𝍁` loses both markers and is kept whole (never truncated, so it
  * may exceed `maxToks`). Non-blank stripped lines are joined with `' ¶ '` and prefixed with
  * `'> '` (`'>'` alone when nothing is left); otherwise middle-truncated to `maxToks` (SPEC §3).
+ * With `profile` `'clean'`, `data:` URIs and long base64 runs first become sized markers
+ * (`markBinaryRuns`), and a result over its budget is cut by lines, keeping those that carry
+ * evidence (`evidenceCut`), with grapheme-safe cuts.
  * @throws InvalidArgumentError on a non-string `s` or a bad budget.
  */
-export function compactResult(s: string, maxToks: number): string {
+export function compactResult(s: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(s, 'compactResult', 's');
   checkBudget(maxToks, 'compactResult');
-  let t = pyStrip(dropDocState(s));
-  const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
-  if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
-  const text = joinLines(t);
-  const res = text ? `> ${text}` : '>';
-  return keep ? res : truncToksMid(res, maxToks);
+  const { t, keep, res } = preparedResult(s, profile);
+  if (keep) return res;
+  // Clean profile: a result over its budget keeps its evidence lines (evidence-cut.ts).
+  if (profile === 'clean') {
+    if (fitsToks(res, maxToks)) return res;
+    // A leading media marker line (the clean view of binary outputs) is kept whole when it fits.
+    const nl = t.indexOf('\n');
+    const lead = nl < 0 ? '' : t.slice(0, nl);
+    if (isMediaMarker(lead) && fitsToks(`> ${lead} ¶ `, maxToks - 4)) {
+      return evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid });
+    }
+    return evidenceCut(t, maxToks, { cut: cleanTruncMid });
+  }
+  return truncToksMid(res, maxToks);
 }
 
 const FENCE_LINE = /( {0,3})(`{3,})[ \t]*(?=\n|$)/y;
@@ -231,10 +223,11 @@ function longestFenceRun(code: string): number {
  * pair when no `k > 0` fits. Cost: the code's head and tail ids are encoded once
  * ({@link midCuts}); each step then decodes one cut and re-counts a block of about `maxToks`
  * tokens (the loop usually runs about as many steps as the fence adds tokens).
+ * With `profile` `'clean'` the cut keeps whole grapheme clusters.
  * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
  * @throws InvalidArgumentError on a non-string `code` or a bad budget.
  */
-export function fencedCode(code: string, maxToks: number): string {
+export function fencedCode(code: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(code, 'fencedCode', 'code');
   checkBudget(maxToks, 'fencedCode');
   const body = pyStrip(code);
@@ -251,7 +244,7 @@ export function fencedCode(code: string, maxToks: number): string {
   // longer one shares one tokenisation across the steps.
   const fits = fitsToks(body, maxToks);
   let k = fits ? lenToks(body) : maxToks;
-  const cut = fits ? (j: number): string => truncToksMid(body, j) : midCuts(body, k);
+  const cut = profile === 'clean' ? cleanMidCuts(body, k) : fits ? (j: number): string => truncToksMid(body, j) : midCuts(body, k);
   for (; k > 0; k--) {
     const block = pre + cut(k) + suf;
     if (fitsToks(block, maxToks)) return block;
@@ -264,10 +257,10 @@ export function fencedCode(code: string, maxToks: number): string {
  * middle-truncated to `maxToks` (SPEC §3).
  * @throws InvalidArgumentError on a non-string `command` or a bad budget.
  */
-export function bashCall(command: string, maxToks: number): string {
+export function bashCall(command: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(command, 'bashCall', 'command');
   checkBudget(maxToks, 'bashCall');
-  return truncToksMid(`! ${joinLines(command)}`, maxToks);
+  return cutFor(profile)(`! ${joinLines(command)}`, maxToks);
 }
 
 /**
@@ -279,27 +272,30 @@ export function bashCall(command: string, maxToks: number): string {
  * @throws InvalidArgumentError on a non-string name, a non-object `args`, a value `pyRepr`
  *   cannot print, or a bad budget.
  */
-export function genericCall(name: string, args: Record<string, unknown>, maxToks: number): string {
+export function genericCall(name: string, args: Record<string, unknown>, maxToks: number, profile: Profile = 'reference'): string {
   needString(name, 'genericCall', 'name');
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     throw new InvalidArgumentError(`genericCall: args must be a JSON object, got ${args === null ? 'null' : Array.isArray(args) ? 'array' : typeof args}`);
   }
   checkBudget(maxToks, 'genericCall');
   const items = jsonKeys(args).map((k) => `${k}=${pyRepr(args[k])}`.split('\\n').join(PILCROW_JOIN));
-  return truncToksMid(`▶ ${name}(${items.join(', ')})`, maxToks);
+  return cutFor(profile)(`▶ ${name}(${items.join(', ')})`, maxToks);
 }
 
-/** Renders one tool-use part within a token budget; an entry of {@link callRenderers}. */
-export type CallRenderer = (part: ToolUsePart, maxToks: number) => string;
+/**
+ * Renders one tool-use part within a token budget; an entry of {@link callRenderers}. The
+ * profile is passed along (a renderer may ignore it).
+ */
+export type CallRenderer = (part: ToolUsePart, maxToks: number, profile?: Profile) => string;
 
 /** A renderer that feeds `part.arguments[key]` (or `''` when the key is absent) to `render`. */
-export function argRenderer(render: (payload: string, maxToks: number) => string, key: string): CallRenderer {
-  return (part, maxToks) => {
+export function argRenderer(render: (payload: string, maxToks: number, profile?: Profile) => string, key: string): CallRenderer {
+  return (part, maxToks, profile = 'reference') => {
     const v = Object.hasOwn(part.arguments, key) ? part.arguments[key] : '';
     if (typeof v !== 'string') {
       throw new InvalidArgumentError(`compactCall: argument "${key}" of tool "${part.name}" must be a string, got ${v === null ? 'null' : typeof v}`);
     }
-    return render(v, maxToks);
+    return render(v, maxToks, profile);
   };
 }
 
@@ -329,7 +325,7 @@ export const callRenderers: Map<string, CallRenderer> = new Map<string, CallRend
  * original name (SPEC §3).
  * @throws InvalidArgumentError on a malformed part or a bad budget; BudgetError from fencedCode.
  */
-export function compactCall(part: ToolUsePart, maxToks: number): string {
+export function compactCall(part: ToolUsePart, maxToks: number, profile: Profile = 'reference'): string {
   if (part === null || typeof part !== 'object') throw new InvalidArgumentError('compactCall: part must be a tool_use part');
   const name = needString(part.name, 'compactCall', 'part.name');
   const args = part.arguments;
@@ -338,7 +334,7 @@ export function compactCall(part: ToolUsePart, maxToks: number): string {
   }
   checkBudget(maxToks, 'compactCall');
   const render = callRenderers.get(name.startsWith('tools.') ? name.slice(6) : name);
-  return render ? render(part, maxToks) : genericCall(name, args, maxToks);
+  return render ? render(part, maxToks, profile) : genericCall(name, args, maxToks, profile);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,8 +363,8 @@ export function isSkillText(text: string): boolean {
 }
 
 /** One user text: `compactText(_, '§', maxToks)`, a skill body replaced by {@link SKILL_MARKER}. */
-export function compactUserPart(text: string, maxToks: number): string {
-  return compactText(isSkillText(text) ? SKILL_MARKER : text, '§', maxToks);
+export function compactUserPart(text: string, maxToks: number, profile: Profile = 'reference'): string {
+  return compactText(isSkillText(text) ? SKILL_MARKER : text, '§', maxToks, profile);
 }
 
 /**
@@ -377,14 +373,14 @@ export function compactUserPart(text: string, maxToks: number): string {
  * (with budget 0 two text parts give `'\n'`) (SPEC §4).
  * @throws InvalidArgumentError on a malformed message or a bad budget.
  */
-export function compactUser(m: Msg, maxToks: number): string {
+export function compactUser(m: Msg, maxToks: number, profile: Profile = 'reference'): string {
   needMsg(m, 'compactUser');
   checkBudget(maxToks, 'compactUser');
   const out: string[] = [];
   for (const p of m.content) {
     if (p.type !== 'text') continue;
     const text = partText(p, 'compactUser');
-    if (!isPlumbing(text)) out.push(compactUserPart(text, maxToks));
+    if (!isPlumbing(text)) out.push(compactUserPart(text, maxToks, profile));
   }
   return out.join('\n');
 }
@@ -395,15 +391,15 @@ export function compactUser(m: Msg, maxToks: number): string {
  * dropped; joined with `\n` (SPEC §4).
  * @throws InvalidArgumentError on a malformed message or bad budgets.
  */
-export function compactAsst(m: Msg, textToks: number, callToks: number): string {
+export function compactAsst(m: Msg, textToks: number, callToks: number, profile: Profile = 'reference'): string {
   needMsg(m, 'compactAsst');
   checkBudget(textToks, 'compactAsst', 'textToks');
   checkBudget(callToks, 'compactAsst', 'callToks');
   const out: string[] = [];
   for (const p of m.content) {
     let r = '';
-    if (p.type === 'text') r = compactText(partText(p, 'compactAsst'), '»', textToks);
-    else if (p.type === 'tool_use') r = compactCall(p, callToks);
+    if (p.type === 'text') r = compactText(partText(p, 'compactAsst'), '»', textToks, profile);
+    else if (p.type === 'tool_use') r = compactCall(p, callToks, profile);
     if (r) out.push(r);
   }
   return out.join('\n');
@@ -414,11 +410,11 @@ export function compactAsst(m: Msg, textToks: number, callToks: number): string 
  * (empty renderings kept, as the reference does) (SPEC §4).
  * @throws InvalidArgumentError on a malformed message or a bad budget.
  */
-export function compactTool(m: Msg, maxToks: number): string {
+export function compactTool(m: Msg, maxToks: number, profile: Profile = 'reference'): string {
   needMsg(m, 'compactTool');
   checkBudget(maxToks, 'compactTool');
   const out: string[] = [];
-  for (const p of m.content) if (p.type === 'tool_result') out.push(compactResult(partText(p, 'compactTool'), maxToks));
+  for (const p of m.content) if (p.type === 'tool_result') out.push(compactResult(partText(p, 'compactTool'), maxToks, profile));
   return out.join('\n');
 }
 
@@ -426,18 +422,18 @@ export function compactTool(m: Msg, maxToks: number): string {
  * One message, dispatched on its role: user → {@link compactUser} (`userToks`), assistant →
  * {@link compactAsst} (`asstToks`, `callToks`), tool → {@link compactTool} (`resultToks`);
  * any other role renders `''` (SPEC §4).
- * @param policy budgets; missing fields take the default ({@link resolvePolicy}).
+ * @param policy budgets and profile; missing fields take the default ({@link resolvePolicy}).
  */
 export function compactMsg(m: Msg, policy?: Partial<Policy>): string {
   needMsg(m, 'compactMsg');
   const p = resolvePolicy(policy);
   switch (m.role) {
     case 'user':
-      return compactUser(m, p.userToks);
+      return compactUser(m, p.userToks, p.profile);
     case 'assistant':
-      return compactAsst(m, p.asstToks, p.callToks);
+      return compactAsst(m, p.asstToks, p.callToks, p.profile);
     case 'tool':
-      return compactTool(m, p.resultToks);
+      return compactTool(m, p.resultToks, p.profile);
     default:
       return '';
   }

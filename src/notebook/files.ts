@@ -7,43 +7,18 @@
  * Reading and writing notebooks come in an async form (`readIpynb`, `writeIpynb`) and a sync
  * form (`readIpynbSync`, `writeIpynbSync`) with the same behaviour.
  */
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants, readFileSync, type Stats } from 'node:fs';
+import { chown, lstat, mkdir, open, readFile, readdir, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Dialog } from '../dialog/dialog.js';
 import { DlgError, InvalidArgumentError, NotebookError } from '../errors.js';
 import { dumpsIpynb, readsIpynbBytes, type ReadOptions, type WriteOptions } from './index.js';
 
-/** Phrases for the file-system error codes met most often. */
-const FS_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EISDIR: 'is a directory',
-  ENOTDIR: 'a component of the path is not a directory',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on device',
-  EEXIST: 'file exists',
-  ENAMETOOLONG: 'file name too long',
-  ELOOP: 'too many levels of symbolic links',
-};
+import { FS_REASONS, describeFileError, errorCode } from './file-errors.js';
 
-/** The `code` of a Node file-system error (`'ENOENT'`, ...), when it has one. */
-function errorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/**
- * What went wrong in a file-system call, in words and without Node's syscall and path: a short
- * phrase for common codes (`ENOENT` gives `'no such file or directory'`, `EACCES` `'permission
- * denied'`, also EPERM, EISDIR, ENOTDIR, EROFS, ENOSPC, EEXIST, ENAMETOOLONG, ELOOP), else the
- * error's own message (or `String(err)` for a non-Error).
- */
-export function describeFileError(err: unknown): string {
-  const code = errorCode(err);
-  return (code !== undefined ? FS_REASONS[code] : undefined) ?? (err instanceof Error ? err.message : String(err));
-}
+export { describeFileError } from './file-errors.js';
 
 /**
  * A file operation failed. The message is `FILE: cannot OPERATION: CODE: REASON` (code and
@@ -61,7 +36,7 @@ export class FileAccessError extends NotebookError {
   constructor(operation: string, file: string, cause: unknown) {
     const code = errorCode(cause);
     const reason = describeFileError(cause);
-    const known = code !== undefined && FS_REASONS[code] !== undefined;
+    const known = code !== undefined && Object.hasOwn(FS_REASONS, code);
     super(`cannot ${operation}: ${known ? `${code}: ${reason}` : reason}`, file);
     this.operation = operation;
     this.code = code;
@@ -162,43 +137,219 @@ export interface WriteIfChangedOptions {
   current?: Uint8Array | null;
   /** Compare only: write nothing, and return `'would write'` where a write would happen. */
   dryRun?: boolean;
+  /**
+   * A symbolic link at `path`: `'follow'` (default) keeps the link and writes its target
+   * atomically (a dangling link's target is created); `'refuse'` fails with code `ESYMLINK`
+   * and writes nothing.
+   */
+  symlinks?: 'follow' | 'refuse';
+  /** Create the missing folders on the way to `path` (default false). */
+  mkdir?: boolean;
+}
+
+/** Temporary files of this module: `.<name>.dlg-compact-<pid>-<hex>.tmp` beside the file written. */
+const TEMP_NAME = /^\..+\.dlg-compact-(\d+)-[0-9a-f]{8}\.tmp$/;
+
+/** The temporary name used while writing `dest` (in the same folder, so the rename is atomic). */
+export function tempPathFor(dest: string): string {
+  return join(dirname(dest), `.${basename(dest)}.dlg-compact-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** True when `name` (a file name, no folder) is a temporary file of {@link writeIfChanged}. */
+export function isTempName(name: string): boolean {
+  return TEMP_NAME.test(name);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errorCode(e) === 'EPERM';
+  }
+}
+
+/** Folders already cleaned of stale temporary files by this process. */
+const cleaned = new Set<string>();
+
+/**
+ * Remove the temporary files that a killed run left in `dir`: those named by
+ * {@link tempPathFor} whose process is gone. Each folder is looked at once per process; a
+ * failure to list or remove is ignored (it never stops a write).
+ */
+async function removeStaleTemps(dir: string): Promise<void> {
+  if (cleaned.has(dir)) return;
+  cleaned.add(dir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || processAlive(pid)) continue;
+    await unlink(join(dir, name)).catch(() => undefined);
+  }
+}
+
+/** The file a symbolic link finally names (resolved even when that file does not exist yet). */
+async function linkTarget(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (e) {
+    if (errorCode(e) !== 'ENOENT') throw e;
+  }
+  let p = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    const st = await lstat(p).catch(() => null);
+    if (st === null) return join(await realpath(dirname(p)).catch(() => dirname(p)), basename(p));
+    if (!st.isSymbolicLink()) return p;
+    p = resolve(dirname(p), await readlink(p));
+  }
+  throw Object.assign(new Error('too many levels of symbolic links'), { code: 'ELOOP' });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Write into an existing file that is not a regular file (a character device such as
+ * `/dev/null` or a terminal, a FIFO) where it is: no temporary file, no rename. A FIFO is
+ * opened without blocking, so one that nobody reads fails at once (ENXIO), and a reader that
+ * stops reading for 30 s fails the write (ETIMEDOUT) rather than hanging the run.
+ */
+async function writeInPlace(path: string, payload: Buffer, fifo: boolean): Promise<void> {
+  const fh = await open(path, fifo ? constants.O_WRONLY | constants.O_NONBLOCK : constants.O_WRONLY);
+  try {
+    let off = 0;
+    let idleSince = Date.now();
+    while (off < payload.length) {
+      try {
+        const { bytesWritten } = await fh.write(payload, off, payload.length - off);
+        off += bytesWritten;
+        idleSince = Date.now();
+      } catch (e) {
+        if (errorCode(e) !== 'EAGAIN') throw e;
+        if (Date.now() - idleSince > 30_000) throw Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
+        await sleep(5);
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Write `payload` to the regular file (or new file) `dest` atomically: a temporary file beside
+ * it ({@link tempPathFor}), flushed, given the old file's mode (and owner, when run as root),
+ * then renamed over `dest`. The temporary file never outlives a failed write.
+ */
+async function writeAtomic(dest: string, payload: Buffer, old: Stats | null): Promise<void> {
+  const tmp = tempPathFor(dest);
+  const fh = await open(tmp, 'wx', old ? old.mode & 0o7777 : 0o666);
+  try {
+    try {
+      await fh.writeFile(payload);
+      if (old) {
+        await fh.chmod(old.mode & 0o7777);
+        if (process.getuid?.() === 0) await chown(tmp, old.uid, old.gid).catch(() => undefined);
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, dest);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
 }
 
 /**
  * Write `data` to `path` unless the file already holds exactly these bytes, so an unchanged
- * output keeps its modification time and a second run reports `'unchanged'`. The write is
- * atomic (a temporary file in the same directory renamed over `path`, write-file-atomic; an
- * existing file's mode is kept), so readers never see a partial file.
+ * output keeps its modification time and a second run reports `'unchanged'`.
+ *
+ * - A regular file (or a new one) is written atomically: a temporary file
+ *   `.<name>.dlg-compact-<pid>-<hex>.tmp` in the same folder, renamed over `path` (the old
+ *   file's mode is kept), so readers never see a partial file. Temporary files left in that
+ *   folder by a killed run (their process gone) are removed first (not under `dryRun`).
+ * - A symbolic link is kept and its target written atomically (`symlinks: 'follow'`), or
+ *   refused (`'refuse'`, code `ESYMLINK`).
+ * - An existing file that is not a regular file (a character device, a terminal, a FIFO) is
+ *   written where it is, never replaced and never compared (so always `'written'`); a FIFO
+ *   without a reader fails at once (ENXIO) instead of waiting.
  * @param path the file to write.
  * @param data the contents: bytes, or a string written as UTF-8.
- * @param opts `current` (bytes already known to be at `path`) and `dryRun`.
+ * @param opts `current`, `dryRun`, `symlinks`, `mkdir` ({@link WriteIfChangedOptions}).
  * @returns `'unchanged'` (same bytes already there), `'written'`, or with `dryRun`
  *   `'would write'` (missing or different).
- * @throws FileAccessError with operation `'read the existing output'` when `path` exists but
- *   cannot be read (a missing file or a missing directory on the way means "absent"), or
- *   `'write'` when writing fails; InvalidArgumentError when `path` is not a non-empty string.
+ * @throws FileAccessError naming `path` (never the temporary file) with operation
+ *   `'read the existing output'` when `path` exists but cannot be read, or `'write'` when
+ *   writing fails (a directory: EISDIR); InvalidArgumentError when `path` is not a non-empty
+ *   string.
  */
 export async function writeIfChanged(path: string, data: string | Uint8Array, opts: WriteIfChangedOptions = {}): Promise<WriteIfChangedResult> {
   checkPath(path, 'writeIfChanged');
   const payload = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const onDisk = opts.current !== undefined ? opts.current : await existingBytes(path);
+  const fail = (e: unknown) => new FileAccessError('write', path, e);
+  let lst: Stats | null;
+  try {
+    lst = await lstat(path);
+  } catch (e) {
+    const code = errorCode(e);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fail(e);
+    lst = null;
+  }
+  let st = lst;
+  let dest = path;
+  if (lst?.isSymbolicLink()) {
+    if (opts.symlinks === 'refuse') throw fail(Object.assign(new Error('is a symbolic link'), { code: 'ESYMLINK' }));
+    st = await stat(path).catch(() => null);
+    if (st === null || st.isFile()) {
+      try {
+        dest = await linkTarget(path);
+      } catch (e) {
+        throw fail(e);
+      }
+    }
+  }
+  if (st !== null && !st.isFile()) {
+    if (st.isDirectory()) throw fail(Object.assign(new Error('is a directory'), { code: 'EISDIR' }));
+    if (opts.dryRun === true) return 'would write';
+    try {
+      await writeInPlace(path, payload, st.isFIFO());
+    } catch (e) {
+      throw fail(e);
+    }
+    return 'written';
+  }
+  if (opts.dryRun !== true) await removeStaleTemps(dirname(dest));
+  const onDisk = opts.current !== undefined ? opts.current : st === null ? null : await existingBytes(dest, path);
   if (onDisk !== null && payload.equals(onDisk)) return 'unchanged';
   if (opts.dryRun === true) return 'would write';
   try {
-    await writeFileAtomic(path, payload);
+    if (opts.mkdir === true) {
+      await mkdir(dirname(dest), { recursive: true }).catch((e: unknown) => {
+        // A file where a folder should be: say so (mkdir's own word is "file exists").
+        throw errorCode(e) === 'EEXIST' ? Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }) : e;
+      });
+    }
+    await writeAtomic(dest, payload, st);
   } catch (e) {
-    throw new FileAccessError('write', path, e);
+    throw fail(e);
   }
   return 'written';
 }
 
-/** The bytes at `path`, or `null` when there is no such file (or a directory on the way is missing). */
-async function existingBytes(path: string): Promise<Uint8Array | null> {
+/** The bytes at `file`, or `null` when there is no such file (or a directory on the way is missing). */
+async function existingBytes(file: string, shown: string): Promise<Uint8Array | null> {
   try {
-    return await readFile(path);
+    return await readFile(file);
   } catch (e) {
     const code = errorCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw new FileAccessError('read the existing output', path, e);
+    throw new FileAccessError('read the existing output', shown, e);
   }
 }

@@ -8,4 +8,4 @@ export { readsIpynb, readsIpynbBytes, type ReadOptions } from './read.js';
 export { dumpsIpynb, type WriteOptions } from './write.js';
 export { validateDialog } from './validate.js';
 export { fromNotebookContent, toNotebookContent, type NotebookContentOptions } from './content.js';
-export { flatNotebook } from './flat-notebook.js';
+export { flatDocument, flatNotebook, measureFlatDocument, type FlatDocumentOptions, type FlatNotebookInfo } from './flat-notebook.js';

@@ -10,7 +10,7 @@
 import { DlgError, InvalidArgumentError } from '../errors.js';
 import { cpLen, cpSlice, pyDumps, pyRepr } from '../python/index.js';
 import { checkTokenCount } from '../tokens/index.js';
-import type { AutoCompactRefusal } from './refusal.js';
+import { looksLikeErrorAnswer, type AutoCompactRefusal } from './refusal.js';
 import { checkSignal, untilAborted, type Summarizer } from './summarizer.js';
 import type { AnthropicWireMessage } from './wire.js';
 
@@ -32,6 +32,21 @@ export const SUMMARY_INPUT_CHARS = 80000;
 /** The placeholder that replaces a cleared result: `[Previous: used NAME]`. */
 export function placeholderFor(toolName: string): string {
   return `[Previous: used ${toolName}]`;
+}
+
+/** A size in bytes as people read it: `512 B`, `12.4 KB`, `3.0 MB` (1 KB = 1024 bytes). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * The clean profile's placeholder, which says what was cleared:
+ * `[Previous: used read_file · 12.4 KB cleared]` (`bytes`: UTF-8 size of the result text).
+ */
+export function sizedPlaceholderFor(toolName: string, bytes: number): string {
+  return `[Previous: used ${toolName} · ${formatBytes(bytes)} cleared]`;
 }
 
 /** Transcript file name for a time in unix seconds: `transcript_<secs>.jsonl`. */
@@ -363,6 +378,7 @@ export async function autoCompact(messages: readonly AnthropicWireMessage[], sum
   if (typeof summary !== 'string' || summary.trim() === '') {
     return { messages, compacted: false, reason: 'empty-summary', transcriptPath: path, tokensBefore: before };
   }
+  if (looksLikeErrorAnswer(summary)) return { messages, compacted: false, reason: 'error-summary', transcriptPath: path, tokensBefore: before };
   const out: AnthropicWireMessage[] = [{ role: 'user', content: `[Conversation compressed. Transcript: ${path}]\n\n${summary}` }];
   const after = checked(count(out));
   if (after >= before) {

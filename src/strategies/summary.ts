@@ -8,7 +8,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { checkTokenCount, lenToks, type ItemTokenCounter } from '../tokens/index.js';
-import type { SummaryRefusal } from './refusal.js';
+import { looksLikeErrorAnswer, type SummaryRefusal } from './refusal.js';
 import { checkSignal, untilAborted, type Summarizer } from './summarizer.js';
 import type { SummaryMeta, SummaryWireMessage } from './wire.js';
 
@@ -406,6 +406,7 @@ export async function summarizeCompaction(
   if (typeof text !== 'string' || text.trim() === '') {
     return { messages, compacted: false, reason: 'empty-summary', tokensBefore: before };
   }
+  if (looksLikeErrorAnswer(text)) return { messages, compacted: false, reason: 'error-summary', tokensBefore: before };
   const out = applyCompactionSummary(keep, text, head);
   let after = 0;
   for (const m of out) after += checkTokenCount(count(m), 'summarizeCompaction');

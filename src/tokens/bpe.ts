@@ -1,15 +1,17 @@
 /**
  * Byte-pair merging of one pre-token piece (SPEC §2), tiktoken's rule: a piece that is itself a
  * token is one token; otherwise repeatedly merge the adjacent pair whose concatenation has the
- * lowest rank, leftmost on ties. Short pieces use tiktoken's plain loop; long ones a linked
- * list of parts and a priority queue with lazy invalidation, O(k log k) instead of O(k²).
+ * lowest rank, leftmost on ties. Short pieces use tiktoken's plain loop; longer ones a linked
+ * list of parts and a priority queue with lazy invalidation, O(k log k) instead of O(k²): one
+ * binary heap on reused scratch up to 4096 bytes (long CJK or Cyrillic words), a bucket queue
+ * for giant pieces.
  * Merged pieces are cached. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
  */
 import { NONE, hashBytes, probe, rankOf, type Table } from './ranks.js';
 import { pieceEnd } from './pretokenize.js';
 
-/** Pieces of at most this many bytes use the quadratic loop; longer ones the heap. */
-let heapFrom = 128;
+/** Pieces of at most this many bytes use the quadratic loop; longer ones a heap merge. */
+let heapFrom = 24;
 
 // Scratch for the short loop: part starts and pair ranks (pieces of <= heapFrom bytes).
 let shortStarts = new Int32Array(heapFrom + 2);
@@ -45,6 +47,87 @@ function mergeShort(p: Uint8Array, n: number, t: Table, out: number[]): void {
     if (at > 0) pr[at - 1] = rankOf(t, p, st[at - 1]!, st[at + 1]!);
   }
   for (let k = 0; k < parts; k++) out.push(rankOf(t, p, st[k]!, st[k + 1]!));
+}
+
+const MID_MAX = 4096; // mergeMid's heap keys rank * 4096 + start fit an Int32 (ranks < 2^18)
+/** Heap-merged pieces of more than this many bytes use `mergeLong`, shorter ones `mergeMid`. */
+let longFrom = MID_MAX;
+
+// Scratch for mergeMid: part links, pair ranks and a binary min-heap of keys.
+const midNext = new Int32Array(MID_MAX + 1);
+const midPrev = new Int32Array(MID_MAX + 1);
+const midPair = new Int32Array(MID_MAX + 1);
+let midHeap = new Int32Array(3 * MID_MAX);
+
+/**
+ * The merge rule for pieces of heapFrom < n <= longFrom (<= MID_MAX) bytes: linked parts and one binary heap
+ * of (rank, start) keys with lazy invalidation, O(n log n), on reused scratch (no allocation),
+ * where the plain loop rescans every pair after each merge. Long CJK or Cyrillic words are
+ * the usual such pieces.
+ */
+function mergeMid(p: Uint8Array, n: number, t: Table, out: number[]): void {
+  const next = midNext;
+  const prev = midPrev;
+  const pair = midPair;
+  // Each merge pushes at most two keys: n initial pairs plus 2n give the heap's bound.
+  if (midHeap.length < 3 * n) midHeap = new Int32Array(3 * n);
+  const h = midHeap;
+  let size = 0;
+  const pair2 = t.pair2;
+  for (let i = 0; i < n; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+    const r = i + 1 < n ? pair2[(p[i]! << 8) | p[i + 1]!]! : NONE;
+    pair[i] = r;
+    if (r !== NONE) size = heapInsert(h, size, r * MID_MAX + i);
+  }
+  while (size > 0) {
+    const key = h[0]!;
+    const last = h[--size]!;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= size) break;
+      let kc = h[c]!;
+      if (c + 1 < size && h[c + 1]! < kc) kc = h[++c]!;
+      if (kc >= last) break;
+      h[i] = kc;
+      i = c;
+    }
+    h[i] = last;
+    const r = (key / MID_MAX) | 0;
+    const a = key - r * MID_MAX;
+    if (pair[a] !== r) continue; // stale: the part changed or was absorbed
+    const b = next[a]!;
+    const c = next[b]!;
+    next[a] = c;
+    if (c < n) prev[c] = a;
+    pair[b] = NONE;
+    const ra = c >= n ? NONE : rankOf(t, p, a, next[c]!);
+    pair[a] = ra;
+    if (ra !== NONE) size = heapInsert(h, size, ra * MID_MAX + a);
+    const before = prev[a]!;
+    if (before >= 0) {
+      const rb = rankOf(t, p, before, c);
+      pair[before] = rb;
+      if (rb !== NONE) size = heapInsert(h, size, rb * MID_MAX + before);
+    }
+  }
+  for (let a = 0; a < n; a = next[a]!) out.push(rankOf(t, p, a, next[a]!));
+}
+
+/** Insert `key` into the binary min-heap `h[0, size)`; returns the new size. */
+function heapInsert(h: Int32Array, size: number, key: number): number {
+  let i = size;
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    const k = h[up]!;
+    if (k <= key) break;
+    h[i] = k;
+    i = up;
+  }
+  h[i] = key;
+  return size + 1;
 }
 
 const SHIFT = 4294967296; // heap key = rank * 2^32 + part start
@@ -268,6 +351,7 @@ let cacheSeen = new Int32Array(CACHE_SLOTS);
 
 function mergeInto(n: number, t: Table, out: number[]): void {
   if (n <= heapFrom) mergeShort(pieceBytes, n, t, out);
+  else if (n <= longFrom) mergeMid(pieceBytes, n, t, out);
   else mergeLong(pieceBytes, n, t, out);
 }
 
@@ -340,7 +424,12 @@ export function encodeFrom(s: string, from: number, out: number[], t: Table): vo
   }
 }
 
-/** Test hook: pieces longer than `k` bytes use the heap merge (default 128). */
+/** Test hook: heap-merged pieces longer than `k` bytes (at most 4096, the default) use the bucket queue. */
+export function setLongFrom(k: number): void {
+  longFrom = Math.min(k, MID_MAX);
+}
+
+/** Test hook: pieces longer than `k` bytes use a heap merge (default 24). */
 export function setHeapFrom(k: number): void {
   heapFrom = k;
   shortStarts = new Int32Array(k + 2);

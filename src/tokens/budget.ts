@@ -13,6 +13,7 @@ import { checkText, decodeLists, encToks } from './encode.js';
 import { pieceEnd } from './pretokenize.js';
 import { tbl, type Table } from './ranks.js';
 import { syncPoint } from './resync.js';
+import { FRONT_MAX_IDS, frontOf, type Front } from './fronts.js';
 
 function checkBudget(n: unknown, where: string): asserts n is number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
@@ -23,6 +24,30 @@ function checkBudget(n: unknown, where: string): asserts n is number {
 /** Fewest tokens a piece of `units` UTF-16 units can yield (each token <= maxLen bytes). */
 function minTokens(units: number, t: Table): number {
   return Math.ceil(units / t.maxLen); // UTF-8 bytes >= UTF-16 units
+}
+
+/**
+ * UTF-8 bytes of `s` (a lone surrogate counts 3, as U+FFFD), counted no further than `limit`:
+ * returns `limit + 1` once the count exceeds it. A text of at most `maxToks` bytes has at
+ * most `maxToks` tokens (a token holds at least one byte).
+ */
+export function utf8Within(s: string, limit: number): number {
+  let bytes = 0;
+  for (let i = 0; i < s.length && bytes <= limit; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return Math.min(bytes, limit + 1);
+}
+
+/** Whether `s` (of `n` UTF-16 units) fits `maxToks` tokens by its length alone (no encoding). */
+function fitsByLength(s: string, n: number, maxToks: number): boolean {
+  return 3 * n <= maxToks || (n <= maxToks && utf8Within(s, maxToks) <= maxToks);
 }
 
 /**
@@ -41,16 +66,19 @@ export function fitsToks(s: string, maxToks: number): boolean {
   checkBudget(maxToks, 'fitsToks');
   if (maxToks < 0) return false;
   const n = s.length;
-  if (3 * n <= maxToks) return true;
+  if (fitsByLength(s, n, maxToks)) return true;
   const t = tbl();
-  let count = 0;
-  for (let pos = 0; pos < n; ) {
-    if (count + 3 * (n - pos) <= maxToks) return true;
+  // Huge budgets count into a private front rather than keep megabytes of ids.
+  const f: Front = maxToks > FRONT_MAX_IDS ? { s, ids: [], pos: 0, tail: undefined } : frontOf(s);
+  const ids = f.ids;
+  if (ids.length > maxToks) return false;
+  for (let pos = f.pos; pos < n; ) {
+    if (ids.length + 3 * (n - pos) <= maxToks) return true;
     const end = pieceEnd(s, pos);
-    if (count + minTokens(end - pos, t) > maxToks) return false;
-    count += encodePiece(s, pos, end, t, null);
-    if (count > maxToks) return false;
-    pos = end;
+    if (ids.length + minTokens(end - pos, t) > maxToks) return false;
+    encodePiece(s, pos, end, t, ids);
+    f.pos = pos = end;
+    if (ids.length > maxToks) return false;
   }
   return true;
 }
@@ -60,14 +88,14 @@ export function fitsToks(s: string, maxToks: number): boolean {
  * `q` is a piece boundary. Starts from a resynchronisation point near the end and widens
  * the window geometrically; falls back to `q` (so at most O(n) work overall).
  */
-function tailIds(s: string, q: number, front: readonly number[], b: number, t: Table): number[] {
+function tailIds(s: string, q: number, front: readonly number[], flen: number, b: number, t: Table): number[] {
   const n = s.length;
   for (let win = Math.max(64, 8 * b); ; win *= 2) {
     const lo = n - win;
     const p = lo <= q ? q : syncPoint(s, lo, q);
     if (p < 0) continue;
     // Encode [p, n) keeping only a bounded suffix of ids.
-    const ids: number[] = p === q ? front.slice(Math.max(0, front.length - b)) : [];
+    const ids: number[] = p === q ? front.slice(Math.max(0, flen - b), flen) : [];
     for (let pos = p; pos < n; ) {
       const end = pieceEnd(s, pos);
       encodePiece(s, pos, end, t, ids);
@@ -129,33 +157,44 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k:
   };
   if (maxToks <= 0) return () => '';
   const n = s.length;
-  if (oneBudget && 3 * n <= maxToks) return whole;
+  if (oneBudget && fitsByLength(s, n, maxToks)) return whole;
   const t = tbl();
-  const front: number[] = [];
-  let pos = 0;
+  const f: Front = maxToks > FRONT_MAX_IDS ? { s, ids: [], pos: 0, tail: undefined } : frontOf(s);
+  const front = f.ids;
+  let pos = f.pos;
   while (pos < n && front.length <= maxToks) {
     const end = pieceEnd(s, pos);
     // A huge piece that alone overflows the budget need not be merged here: the head
     // already has enough ids once front.length >= maxToks / 2 + 1 >= ceil(n/2).
     if (front.length > maxToks >> 1 && front.length + minTokens(end - pos, t) > maxToks) break;
     encodePiece(s, pos, end, t, front);
-    pos = end;
+    f.pos = pos = end;
   }
+  // The ids of s[0, pos) as of now (the shared front may grow later).
+  const flen = front.length;
   // `front` is the whole encoding when the text ran out within the budget.
-  const complete = pos >= n && front.length <= maxToks;
+  const complete = pos >= n && flen <= maxToks;
   const markAll = encToks(mark);
   const bMax = Math.floor(maxToks / 2);
   let tail: number[] | undefined;
+  const tailOf = (): number[] => {
+    if (complete) return front.slice(Math.max(0, flen - bMax), flen);
+    const known = f.tail;
+    if (known && known.length >= bMax) return known;
+    const fresh = tailIds(s, pos, front, flen, bMax, t);
+    if (fresh.length >= bMax) f.tail = fresh;
+    return fresh;
+  };
   return (k: number): string => {
     checkBudget(k, 'midCuts');
     if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
     if (k <= 0) return '';
-    if (complete && front.length <= k) return s;
+    if (complete && flen <= k) return s;
     const markIds = markAll.slice(0, k);
     const room = k - markIds.length;
     const a = Math.ceil(room / 2);
     const b = Math.floor(room / 2);
-    if (b > 0) tail ??= complete ? front.slice(Math.max(0, front.length - bMax)) : tailIds(s, pos, front, bMax, t);
+    if (b > 0) tail ??= tailOf();
     const tl = b > 0 ? tail!.slice(Math.max(0, tail!.length - b)) : [];
     return decodeLists([front.slice(0, a), markIds, tl], t);
   };

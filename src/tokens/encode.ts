@@ -5,8 +5,8 @@
  * `len_toks` cases of `dsl.json`. Counts are tokens; string positions UTF-16 code units.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { encodeFrom, encodePiece } from './bpe.js';
-import { pieceEnd } from './pretokenize.js';
+import { encodeFrom } from './bpe.js';
+import { countFrom } from './fronts.js';
 import { tbl, type Table } from './ranks.js';
 
 const UTF8_DEC = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -91,12 +91,5 @@ export function decToks(ids: readonly number[]): string {
 export function lenToks(s: string): number {
   checkText(s, 'lenToks');
   if (s.length === 0) return 0;
-  const t = tbl();
-  let count = 0;
-  for (let pos = 0; pos < s.length; ) {
-    const end = pieceEnd(s, pos);
-    count += encodePiece(s, pos, end, t, null);
-    pos = end;
-  }
-  return count;
+  return countFrom(s, tbl());
 }

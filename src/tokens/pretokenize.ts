@@ -40,6 +40,11 @@ const PIECE = new RegExp(PATTERN, 'uy');
  * which implements the same pattern by hand.
  */
 export function pieceEnd(s: string, pos: number): number {
+  const c = s.charCodeAt(pos);
+  if (c < 0x80) {
+    const e = asciiPieceEnd(s, pos, c);
+    if (e >= 0) return e;
+  }
   PIECE.lastIndex = pos;
   let found: boolean;
   try {
@@ -54,6 +59,81 @@ export function pieceEnd(s: string, pos: number): number {
     throw new Error(`tokens: internal error, no pre-token at offset ${pos}`);
   }
   return PIECE.lastIndex;
+}
+
+// ASCII classes for asciiPieceEnd.
+const A_UP = 1; // A-Z
+const A_LO = 2; // a-z
+const A_DIG = 3; // 0-9
+const A_SP = 4; // \t \v \f space
+const A_NL = 5; // \r \n
+const A_P = 6; // anything else (punctuation, symbols, other control characters)
+const ASCII_CLASS = new Uint8Array(128).fill(A_P);
+for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = A_UP;
+for (let c = 0x61; c <= 0x7a; c++) ASCII_CLASS[c] = A_LO;
+for (let c = 0x30; c <= 0x39; c++) ASCII_CLASS[c] = A_DIG;
+for (const c of [0x09, 0x0b, 0x0c, 0x20]) ASCII_CLASS[c] = A_SP;
+ASCII_CLASS[0x0a] = A_NL;
+ASCII_CLASS[0x0d] = A_NL;
+
+/** End of the letters piece whose letters start at `q` (A-Z or a-z there), or -1 when a non-ASCII character is met. */
+function asciiLetters(s: string, q: number, n: number): number {
+  let i = q;
+  let c = 0;
+  while (i < n && (c = s.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === A_UP) i++;
+  while (i < n && (c = s.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === A_LO) i++;
+  if (i < n && c >= 0x80) return -1;
+  return contractionEnd(s, i);
+}
+
+/**
+ * The piece end at `pos` (where `s` has the ASCII character `c`) when it depends on ASCII
+ * characters only, else -1 (then the regex decides). The same choices as {@link PIECE}: an
+ * optional prefix (white space other than \r\n, or punctuation) before letters, upper-case
+ * then lower-case letters and a contraction, up to three digits, ` ?` punctuation then
+ * `[\r\n/]*`, and the white-space alternatives.
+ */
+export function asciiPieceEnd(s: string, pos: number, c = s.charCodeAt(pos)): number {
+  if (!(c < 0x80)) return -1;
+  const n = s.length;
+  const k = ASCII_CLASS[c]!;
+  if (k === A_UP || k === A_LO) return asciiLetters(s, pos, n);
+  if (k === A_DIG) {
+    let i = pos + 1;
+    for (let j = 0; j < 2 && i < n; j++, i++) {
+      const d = s.charCodeAt(i);
+      if (d >= 0x80) return -1;
+      if (ASCII_CLASS[d] !== A_DIG) break;
+    }
+    return i;
+  }
+  let next = A_NL; // class of s[pos + 1] (none at the end)
+  if (pos + 1 < n) {
+    const d = s.charCodeAt(pos + 1);
+    if (d >= 0x80) return -1;
+    next = ASCII_CLASS[d]!;
+  }
+  if (k !== A_NL && (next === A_UP || next === A_LO)) return asciiLetters(s, pos + 1, n);
+  if (k === A_P || (c === 0x20 && next === A_P)) {
+    let i = k === A_P ? pos + 1 : pos + 2;
+    let d = 0;
+    while (i < n && (d = s.charCodeAt(i)) < 0x80 && ASCII_CLASS[d] === A_P) i++;
+    if (i < n && d >= 0x80) return -1;
+    while (i < n && ((d = s.charCodeAt(i)) === 0x0a || d === 0x0d || d === 0x2f)) i++;
+    return i;
+  }
+  // White space: up to the last \r or \n of the run, else the run (less its last character
+  // when more follows and the run is longer than one).
+  let w = pos;
+  let lastNl = -1;
+  let d = 0;
+  while (w < n && (d = s.charCodeAt(w)) < 0x80 && ASCII_CLASS[d]! >= A_SP && ASCII_CLASS[d]! <= A_NL) {
+    if (d === 0x0a || d === 0x0d) lastNl = w;
+    w++;
+  }
+  if (w < n && d >= 0x80) return -1;
+  if (lastNl >= 0) return lastNl + 1;
+  return w === n || w - pos < 2 ? w : w - 1;
 }
 
 // Categories for scanPiece: A = Lu|Lt (upper-only letters), B = Ll (lower-only), I = Lm|Lo|M

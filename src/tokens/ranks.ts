@@ -1,9 +1,13 @@
 /**
- * The o200k_base vocabulary (SPEC §2): rank data from `js-tiktoken/ranks/o200k_base`, decoded
- * on first use (not at import) into a byte table and an open-addressing hash from token bytes
- * to rank, so lookups allocate no string. See docs/benchmarks.md for the load cost.
+ * The o200k_base vocabulary (SPEC §2): the packed table of `o200k-data.ts` (built by
+ * scripts/pack-ranks.mjs from the published ranks, checked by test/tokens-packed.test.ts),
+ * decoded on first use (not at import) into a byte table and an open-addressing hash from token
+ * bytes to rank, so lookups allocate no string. The decoded arrays live in one buffer (a
+ * SharedArrayBuffer where the engine has one), which {@link shareTable} hands to worker threads
+ * and {@link adoptTable} takes, so a process decodes the table once. See docs/benchmarks.md.
  */
-import o200k from 'js-tiktoken/ranks/o200k_base';
+import { inflateRaw } from './inflate.js';
+import { PACKED, PACKED_BYTES, SPECIAL } from './o200k-data.js';
 
 /** Decoded vocabulary: token bytes by rank, and an open-addressing hash table from bytes to rank. */
 export interface Table {
@@ -20,22 +24,25 @@ export interface Table {
   readonly byte1: Int32Array;
   /** rank of each two-byte string `(b0 << 8) | b1`, or NONE */
   readonly pair2: Int32Array;
+  /**
+   * Tokens of 3 and 4 bytes by their bytes packed big-endian into an int: open-addressing
+   * tables of `[key, rank]` pairs (rank NONE = empty slot), sizes powers of two.
+   */
+  readonly short3: Int32Array;
+  readonly short4: Int32Array;
   /** special token id -> its UTF-8 bytes (decoding only; encoding never emits them) */
   readonly special: Map<number, Uint8Array>;
   /** longest token, in bytes */
   readonly maxLen: number;
   /** number of ordinary tokens */
   readonly size: number;
+  /** the buffer behind the arrays (see {@link shareTable}) */
+  readonly buffer: ArrayBufferLike;
 }
 
 /** Rank of "no token". */
 export const NONE = -1;
 let table: Table | undefined;
-
-const B64 = new Int8Array(128).fill(-1);
-for (let i = 0; i < 64; i++) {
-  B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
-}
 
 /** FNV-1a over `p[a, b)` plus a final mix; the table's hash. */
 export function hashBytes(p: Uint8Array, a: number, b: number): number {
@@ -47,82 +54,133 @@ export function hashBytes(p: Uint8Array, a: number, b: number): number {
   return h;
 }
 
-/**
- * Decode js-tiktoken's compact rank format: lines `NAME OFFSET TOK TOK …` separated by
- * `\n`, where the i-th base64 TOK (counting from 0) has rank OFFSET + i.
- */
-function loadTable(): Table {
-  const text = o200k.bpe_ranks;
-  let buf = new Uint8Array(text.length); // decoded bytes are shorter than their base64
-  let used = 0;
-  const rankList: number[] = [];
-  const startList: number[] = [];
-  let maxLen = 0;
-  let maxRank = -1;
-  for (let lineStart = 0; lineStart < text.length; ) {
-    let lineEnd = text.indexOf('\n', lineStart);
-    if (lineEnd < 0) lineEnd = text.length;
-    const nameEnd = text.indexOf(' ', lineStart);
-    if (nameEnd >= 0 && nameEnd < lineEnd) {
-      let offEnd = text.indexOf(' ', nameEnd + 1);
-      if (offEnd < 0 || offEnd > lineEnd) offEnd = lineEnd;
-      let rank = Number.parseInt(text.slice(nameEnd + 1, offEnd), 10);
-      if (!Number.isInteger(rank) || rank < 0) throw new Error('tokens: malformed o200k_base rank data');
-      for (let p = offEnd + 1; p < lineEnd; rank++) {
-        let q = text.indexOf(' ', p);
-        if (q < 0 || q > lineEnd) q = lineEnd;
-        const start = used;
-        let acc = 0;
-        let bits = 0;
-        for (let i = p; i < q; i++) {
-          const c = text.charCodeAt(i);
-          const v = c < 128 ? B64[c]! : -1;
-          if (v < 0) continue; // '=' padding
-          acc = ((acc << 6) | v) & 0xffffff;
-          bits += 6;
-          if (bits >= 8) {
-            bits -= 8;
-            buf[used++] = (acc >> bits) & 0xff;
-          }
-        }
-        rankList.push(rank);
-        startList.push(start);
-        if (used - start > maxLen) maxLen = used - start;
-        if (rank > maxRank) maxRank = rank;
-        p = q + 1;
-      }
+const ALPHABET = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i))
+  .filter((c) => !`'"\\\`$<>&{`.includes(c))
+  .join('');
+
+/** The packed table's bytes from its base-85 text (see scripts/pack-ranks.mjs). */
+function unbase85(text: string, size: number): Uint8Array {
+  const val = new Int8Array(128).fill(-1);
+  for (let i = 0; i < 85; i++) val[ALPHABET.charCodeAt(i)] = i;
+  const out = new Uint8Array((text.length / 5) * 4);
+  for (let i = 0, o = 0; i < text.length; i += 5, o += 4) {
+    let v = 0;
+    for (let k = 0; k < 5; k++) {
+      const d = val[text.charCodeAt(i + k)]!;
+      if (d < 0) throw new Error('tokens: malformed packed rank table');
+      v = v * 85 + d;
     }
-    lineStart = lineEnd + 1;
+    out[o] = v >>> 24;
+    out[o + 1] = (v >>> 16) & 0xff;
+    out[o + 2] = (v >>> 8) & 0xff;
+    out[o + 3] = v & 0xff;
   }
-  startList.push(used);
-  buf = buf.slice(0, used);
-  const offs = new Int32Array(maxRank + 1);
-  const lens = new Int32Array(maxRank + 1);
-  let cap = 1;
-  while (cap < rankList.length * 2.5) cap *= 2;
-  const slots = new Int32Array(cap);
-  const mask = cap - 1;
-  const byte1 = new Int32Array(256).fill(NONE);
-  const pair2 = new Int32Array(65536).fill(NONE);
-  for (let k = 0; k < rankList.length; k++) {
-    const r = rankList[k]!;
-    const a = startList[k]!;
-    const len = startList[k + 1]! - a;
-    offs[r] = a;
-    lens[r] = len;
-    if (len === 1) byte1[buf[a]!] = r;
-    else if (len === 2) pair2[(buf[a]! << 8) | buf[a + 1]!] = r;
-    let i = hashBytes(buf, a, a + len) & mask;
-    while (slots[i] !== 0) i = (i + 1) & mask;
-    slots[i] = r + 1;
-  }
-  for (let b = 0; b < 256; b++) if (byte1[b] === NONE) throw new Error('tokens: o200k_base rank data lacks a byte token');
-  const enc = new TextEncoder();
-  const special = new Map<number, Uint8Array>();
-  for (const [name, id] of Object.entries(o200k.special_tokens)) special.set(id, enc.encode(name));
-  return { bytes: buf, offs, lens, slots, mask, byte1, pair2, special, maxLen, size: rankList.length };
+  return out.subarray(0, size);
 }
 
+/** Int32 slots at the start of a table buffer: size, ranks, bytes, hash capacity, maxLen. */
+const HEAD = 8;
+/** Slots of each of the 3- and 4-byte tables (o200k_base has some 12 k and 18 k such tokens). */
+const SHORT_SLOTS = 1 << 16;
+
+/** Views of a table buffer laid out by {@link loadTable}: header, Int32 arrays, then the bytes. */
+function viewsOf(buf: ArrayBufferLike): Table {
+  const head = new Int32Array(buf, 0, HEAD);
+  const [size, nRanks, nBytes, cap, maxLen] = [head[0]!, head[1]!, head[2]!, head[3]!, head[4]!];
+  let at = HEAD * 4;
+  const ints = (n: number): Int32Array => {
+    const a = new Int32Array(buf, at, n);
+    at += 4 * n;
+    return a;
+  };
+  const offs = ints(nRanks);
+  const lens = ints(nRanks);
+  const slots = ints(cap);
+  const byte1 = ints(256);
+  const pair2 = ints(65536);
+  const short3 = ints(2 * SHORT_SLOTS);
+  const short4 = ints(2 * SHORT_SLOTS);
+  const bytes = new Uint8Array(buf, at, nBytes);
+  const enc = new TextEncoder();
+  const special = new Map<number, Uint8Array>(SPECIAL.map(([id, name]) => [id, enc.encode(name)]));
+  return { bytes, offs, lens, slots, mask: cap - 1, byte1, pair2, short3, short4, special, maxLen, size, buffer: buf };
+}
+
+/**
+ * Decode the packed table: inflate the front-coded lengths and bytes, rebuild each token (in byte order) from its predecessor, read its 18-bit rank, and
+ * fill the rank arrays and the hash.
+ */
+function loadTable(): Table {
+  const packed = unbase85(PACKED, PACKED_BYTES);
+  const dv = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const n = dv.getUint32(0, true);
+  const zLen = dv.getUint32(8, true);
+  // H: (shared prefix, rest) lengths of each token in byte order; then S, the rests' bytes.
+  const HS = inflateRaw(packed.subarray(12, 12 + zLen), dv.getUint32(4, true));
+  const R = packed.subarray(12 + zLen);
+  let nBytes = 0;
+  let maxLen = 0;
+  for (let i = 0; i < n; i++) {
+    const len = HS[2 * i]! + HS[2 * i + 1]!;
+    nBytes += len;
+    if (len > maxLen) maxLen = len;
+  }
+  let cap = 1;
+  while (cap < n * 2.5) cap *= 2;
+  const words = HEAD + 2 * n + cap + 256 + 65536 + 4 * SHORT_SLOTS;
+  const Buf = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+  const buf = new Buf(words * 4 + nBytes);
+  new Int32Array(buf, 0, HEAD).set([n, n, nBytes, cap, maxLen]);
+  const t = viewsOf(buf);
+  const { bytes, offs, lens, slots, byte1, pair2, short3, short4, mask } = t;
+  byte1.fill(NONE);
+  pair2.fill(NONE);
+  short3.fill(NONE);
+  short4.fill(NONE);
+  let at = 0;
+  let s = 2 * n;
+  let prev = 0; // offset of the previous token's bytes
+  for (let i = 0; i < n; i++) {
+    const p = HS[2 * i]!;
+    const len = p + HS[2 * i + 1]!;
+    for (let k = 0; k < p; k++) bytes[at + k] = bytes[prev + k]!;
+    for (let k = p; k < len; k++) bytes[at + k] = HS[s++]!;
+    const bit = 18 * i;
+    const o = bit >> 3;
+    const word = ((R[o]! << 16) | (R[o + 1]! << 8) | R[o + 2]!) >>> 0;
+    const r = ((word << (bit & 7)) >>> 6) & 0x3ffff;
+    if (r >= n || lens[r] !== 0) throw new Error('tokens: malformed packed rank table');
+    offs[r] = at;
+    lens[r] = len;
+    if (len === 1) byte1[bytes[at]!] = r;
+    else if (len === 2) pair2[(bytes[at]! << 8) | bytes[at + 1]!] = r;
+    else if (len === 3) shortPut(short3, (bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!, r);
+    else if (len === 4) shortPut(short4, (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!, r);
+    let h = hashBytes(bytes, at, at + len) & mask;
+    while (slots[h] !== 0) h = (h + 1) & mask;
+    slots[h] = r + 1;
+    prev = at;
+    at += len;
+  }
+  for (let b = 0; b < 256; b++) if (byte1[b] === NONE) throw new Error('tokens: o200k_base rank data lacks a byte token');
+  return t;
+}
+
+/**
+ * The decoded table's buffer (decoding it first if needed), for a worker thread to
+ * {@link adoptTable}: a SharedArrayBuffer where the engine has one (shared, not copied).
+ */
+export function shareTable(): ArrayBufferLike {
+  return tbl().buffer;
+}
+
+/**
+ * Use a table buffer from {@link shareTable} (of another thread) instead of decoding the
+ * packed table; ignored when this thread has decoded or adopted one already.
+ */
+export function adoptTable(buf: ArrayBufferLike): void {
+  if (table === undefined) table = viewsOf(buf);
+}
 /** The vocabulary, decoded on the first call. */
 export function tbl(): Table {
   if (table === undefined) table = loadTable();
@@ -134,11 +192,33 @@ export function tableLoaded(): boolean {
   return table !== undefined;
 }
 
+/** Slot of `key` in a 3- or 4-byte table (a multiplicative hash). */
+function shortSlot(key: number): number {
+  return (Math.imul(key, 0x9e3779b1) >>> 16) & (SHORT_SLOTS - 1);
+}
+
+function shortPut(table: Int32Array, key: number, rank: number): void {
+  let i = shortSlot(key);
+  while (table[2 * i + 1] !== NONE) i = (i + 1) & (SHORT_SLOTS - 1);
+  table[2 * i] = key;
+  table[2 * i + 1] = rank;
+}
+
+/** Rank of the 3- or 4-byte token whose packed bytes are `key`, or NONE. */
+export function shortGet(table: Int32Array, key: number): number {
+  for (let i = shortSlot(key); ; i = (i + 1) & (SHORT_SLOTS - 1)) {
+    const r = table[2 * i + 1]!;
+    if (r === NONE || table[2 * i] === key) return r;
+  }
+}
+
 /** Rank of the bytes `p[a, b)` (b > a), or NONE when they are not a token. */
 export function rankOf(t: Table, p: Uint8Array, a: number, b: number): number {
   const len = b - a;
   if (len === 1) return t.byte1[p[a]!]!;
   if (len === 2) return t.pair2[(p[a]! << 8) | p[a + 1]!]!;
+  if (len === 3) return shortGet(t.short3, (p[a]! << 16) | (p[a + 1]! << 8) | p[a + 2]!);
+  if (len === 4) return shortGet(t.short4, (p[a]! << 24) | (p[a + 1]! << 16) | (p[a + 2]! << 8) | p[a + 3]!);
   if (len > t.maxLen) return NONE;
   return probe(t, p, a, b, hashBytes(p, a, b));
 }

@@ -1,0 +1,79 @@
+/**
+ * `--print-config`: the settings that apply to the inputs (or, without inputs, to files in
+ * the working folder), each with where it comes from: a flag, a config file, or the default.
+ * Inputs that share a config file are listed together. Nothing is read but the config files.
+ */
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { compactPolicy } from '../dsl/render.js';
+import { CONFIG_KEYS, type ConfigFinder, shownPath } from './config.js';
+import { expandInputs } from './inputs.js';
+import type { CliIO } from './io.js';
+import type { CliOptions } from './options.js';
+import { printable } from './report.js';
+
+/** Defaults shown for the settings that have no commander default. */
+const SHOWN_DEFAULTS: Readonly<Record<string, unknown>> = {
+  to: 'ipynb',
+  userToks: compactPolicy.userToks,
+  asstToks: compactPolicy.asstToks,
+  callToks: compactPolicy.callToks,
+  resultToks: compactPolicy.resultToks,
+  profile: compactPolicy.profile,
+  maxTokens: null,
+  keepRecent: null,
+};
+
+interface Group {
+  inputs: string[];
+  config: string | null;
+  values: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Print the merged settings, as text (`key = value  (source)`) or, with `--json`, one record
+ * per group of inputs: `{inputs, config, settings: {key: {value, source}}}`, `source` being
+ * `"--flag"`, the config file's path or `"default"` (`value` `null`: not set).
+ * @returns the exit status (0).
+ * @throws ConfigError for a malformed config file.
+ */
+export async function printConfig(program: Command, args: readonly string[], opts: CliOptions, io: CliIO, finder: ConfigFinder | null): Promise<number> {
+  const groups = new Map<string, Group>();
+  const add = async (name: string, dir: string) => {
+    const found = finder === null ? null : await finder.find(dir);
+    const key = found?.path ?? '';
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = { inputs: [], config: found === null ? null : shownPath(found.path, io.cwd), values: found?.values ?? {} };
+      groups.set(key, g);
+    }
+    g.inputs.push(name);
+  };
+  if (args.length === 0) await add('.', io.cwd);
+  for (const i of await expandInputs(args, io.cwd)) {
+    if (i.kind === 'file') await add(i.path, dirname(i.abs));
+    else if (i.kind === 'stdin') await add('-', io.cwd);
+  }
+  const raw = program.opts();
+  for (const g of groups.values()) {
+    const settings: Record<string, { value: unknown; source: string }> = {};
+    for (const key of CONFIG_KEYS) {
+      const opt = program.options.find((o) => o.long === `--${key}`);
+      if (opt === undefined) continue;
+      const attr = opt.attributeName();
+      if (program.getOptionValueSource(attr) === 'cli') settings[key] = { value: raw[attr], source: `--${key}` };
+      else if (attr in g.values) settings[key] = { value: g.values[attr], source: g.config! };
+      else settings[key] = { value: raw[attr] ?? SHOWN_DEFAULTS[attr] ?? null, source: 'default' };
+    }
+    if (opts.json) {
+      io.stdout.write(JSON.stringify({ inputs: g.inputs, config: g.config, settings }) + '\n');
+      continue;
+    }
+    const shown = g.inputs.length <= 3 ? g.inputs.join(', ') : `${g.inputs.slice(0, 3).join(', ')} and ${g.inputs.length - 3} more`;
+    io.stdout.write(printable(`${shown}: ${g.config === null ? 'no settings file' : `settings from ${g.config}`}`) + '\n');
+    for (const [key, { value, source }] of Object.entries(settings)) {
+      io.stdout.write(printable(`  ${key} = ${value === null ? '(not set)' : String(value)}  (${source})`) + '\n');
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,80 @@
+/**
+ * Prose under a token budget in the clean profile: a grapheme-safe middle cut
+ * (`graphemes.ts`) whose seams and ends leave no code fence open or orphaned
+ * (`fences-repair.ts`), and delimiters (`§`, `»`) that never sit on a fence's line.
+ */
+import { fitsToks, lenToks } from '../tokens/index.js';
+import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
+import { closeOpenFence, joinCut, lastLineLooksLikeFence, looksLikeFence, openFenceAtEnd } from './fences-repair.js';
+
+const CUT_MARK = ' … ';
+
+/** Options of {@link cleanProse}. */
+export interface CleanProseOptions {
+  /** Sigil written before and after the text (`'§'`, `'»'`), or `null` for bare text. */
+  mark?: string | null;
+  /**
+   * Close a fence the text leaves open at its end even when nothing is cut (a fence the text
+   * itself never closed). Cut text is always closed.
+   */
+  balance?: boolean;
+}
+
+/**
+ * `text` within `maxToks` tokens, cut in the middle when it does not fit. With a mark the
+ * rendering is `mark + ' ' + text + ' ' + mark` (as `compactText`), except that a mark is put
+ * on a line of its own where it would otherwise share a line with a fence (which would stop
+ * the fence from opening or closing). A cut keeps whole grapheme clusters, closes a fence the
+ * head leaves open, reopens one the tail starts inside, and closes what is left open at the
+ * end. Budget 0 gives `''`; a budget too small for any text gives the cut mark alone (or as
+ * much of it as fits). The result always fits `maxToks`.
+ */
+export function cleanProse(text: string, maxToks: number, opts: CleanProseOptions = {}): string {
+  if (maxToks <= 0) return '';
+  const mark = opts.mark ?? null;
+  const pre = mark === null ? '' : mark + (looksLikeFence(text) ? '\n' : ' ');
+  const suf = (t: string): string => (mark === null ? '' : (lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
+  const whole = opts.balance ? closeOpenFence(text) : text;
+  const full = pre + whole + suf(whole);
+  if (fitsToks(full, maxToks)) return full;
+  const markToks = lenToks(CUT_MARK);
+  const fixed = lenToks(pre) + (mark === null ? 0 : lenToks(` ${mark}`));
+  let b = maxToks - fixed;
+  for (let tries = 0; b > markToks && tries < 16; tries++) {
+    let spans = cutSpans(text, b, CUT_MARK);
+    if (spans === null) {
+      // The text fits `b` but not with the fence repairs: cut it anyway, a little shorter.
+      b = Math.min(b - 1, lenToks(text) - 1);
+      spans = b > markToks ? cutSpans(text, b, CUT_MARK) : null;
+      if (spans === null) break;
+    }
+    if (spans.head === 0 && spans.tail === text.length) break;
+    const body = closeOpenFence(joinCut(text, spans.head, spans.tail));
+    const out = pre + body + suf(body);
+    const n = lenToks(out);
+    if (n <= maxToks) return out;
+    b -= Math.max(1, n - maxToks);
+  }
+  // No room for text beside the delimiters: the plain grapheme-safe cut, if it leaves no fence open.
+  const tiny = cleanTruncMid(full, maxToks, CUT_MARK);
+  return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);
+}
+
+/** A line made only of 🧠 (Solveit's thinking indicator), variation selectors and whitespace. */
+const THINKING_LINE = /^(?:\s|\uFE0F)*\u{1F9E0}(?:\s|\uFE0F|\u{1F9E0})*$/u;
+
+/** Is `line` a thinking-indicator line (only 🧠 and whitespace)? */
+export function isThinkingLine(line: string): boolean {
+  return THINKING_LINE.test(line);
+}
+
+/**
+ * `text` without its thinking-indicator lines (lines made only of 🧠 and whitespace), so they
+ * spend no prose budget. Other lines, and their line breaks, are kept as they are.
+ */
+export function dropThinkingLines(text: string): string {
+  if (!text.includes('\u{1F9E0}')) return text;
+  const lines = text.split('\n');
+  const kept = lines.filter((l) => !isThinkingLine(l));
+  return kept.length === lines.length ? text : kept.join('\n');
+}

@@ -1,0 +1,141 @@
+/**
+ * Grapheme-safe middle cuts for the clean profile: the reference's token cut
+ * (`truncToksMid`) can split a character's UTF-8 bytes (giving U+FFFD), an emoji's ZWJ
+ * sequence, or leave a combining mark without its base. Here the kept head and tail are moved
+ * inwards to the nearest boundaries of user-perceived characters (extended grapheme clusters,
+ * `Intl.Segmenter`), so the cut keeps only whole characters of the text and still fits the
+ * budget.
+ */
+import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** How far back a window for segmentation may reach to find a safe starting point. */
+const WINDOW = 256;
+
+/**
+ * A position at or before `i` where a grapheme cluster surely starts: just before a printable
+ * ASCII character (no cluster rule joins one to what precedes it) or a line feed not preceded
+ * by a carriage return; the text's start when none is found within {@link WINDOW} units.
+ */
+function safeStart(s: string, i: number): number {
+  const lo = Math.max(0, i - WINDOW);
+  for (let j = Math.min(i, s.length - 1); j > lo; j--) {
+    const c = s.charCodeAt(j);
+    if ((c >= 0x20 && c < 0x7f) || (c === 10 && s.charCodeAt(j - 1) !== 13)) return j;
+  }
+  return lo === 0 ? 0 : lo; // a run of 256 non-ASCII units: segment from there (rare, long clusters aside)
+}
+
+/** Cluster boundaries of `s` around `i`: the boundary at or before `i` and the one at or after. */
+function around(s: string, i: number): [number, number] {
+  if (i <= 0) return [0, 0];
+  if (i >= s.length) return [s.length, s.length];
+  const start = safeStart(s, i);
+  const end = Math.min(s.length, i + WINDOW);
+  // Segment a window only: the boundaries inside it do not depend on text outside, given
+  // its start is a cluster start; a cluster longer than the window is cut at the window's end.
+  const seg = segmenter.segment(s.slice(start, end)).containing(i - start);
+  if (seg === undefined) return [i, i];
+  const a = start + seg.index;
+  return a === i ? [i, i] : [a, Math.min(s.length, a + seg.segment.length)];
+}
+
+/** The last grapheme boundary at or before `i` (UTF-16 index). */
+export function graphemeFloor(s: string, i: number): number {
+  return around(s, i)[0];
+}
+
+/** The first grapheme boundary at or after `i` (UTF-16 index). */
+export function graphemeCeil(s: string, i: number): number {
+  return around(s, i)[1];
+}
+
+/** Length of the longest common prefix of `a` and `b` (UTF-16 units). */
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** Length of the longest common suffix of `a` and `b`, at most `max` (UTF-16 units). */
+function commonSuffix(a: string, b: string, max: number): number {
+  const n = Math.min(a.length, b.length, max);
+  let i = 0;
+  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++;
+  return i;
+}
+
+/** A middle cut as spans of the text: keep `s.slice(0, head)` and `s.slice(tail)`. */
+export interface CutSpans {
+  head: number;
+  tail: number;
+}
+
+/**
+ * The spans a grapheme-safe cut of `s` to `maxToks` tokens keeps around `mark`, or `null` when
+ * `s` fits whole. The reference's cut gives the first estimate (its head and tail are byte
+ * prefixes and suffixes of `s`); both are moved inwards to grapheme boundaries, and the budget
+ * is lowered one token at a time in the rare case the joined text re-tokenises longer.
+ * With no room for any text beside the mark, both spans are empty.
+ */
+export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k: number) => string): CutSpans | null {
+  if (fitsToks(s, maxToks)) return null;
+  const markToks = lenToks(mark);
+  for (let k = maxToks; k > markToks; k--) {
+    const ref = refCut ? refCut(k) : truncToksMid(s, k, mark);
+    let head = commonPrefix(ref, s);
+    head = Math.min(head, Math.max(0, ref.length - mark.length));
+    let tail = s.length - commonSuffix(ref, s, Math.max(0, ref.length - head - mark.length));
+    head = graphemeFloor(s, head);
+    tail = Math.max(head, graphemeCeil(s, tail));
+    if (fitsToks(s.slice(0, head) + mark + s.slice(tail), maxToks)) return { head, tail };
+  }
+  return { head: 0, tail: s.length };
+}
+
+/**
+ * The longest prefix of `mark` made of whole grapheme clusters that fits `maxToks` (`''` when
+ * none does): the clean rendering when the budget is too small for the mark itself.
+ */
+export function markWithin(mark: string, maxToks: number): string {
+  if (fitsToks(mark, maxToks)) return mark;
+  let best = '';
+  let at = 0;
+  for (const { segment } of segmenter.segment(mark)) {
+    const next = mark.slice(0, at + segment.length);
+    if (!fitsToks(next, maxToks)) break;
+    best = next;
+    at += segment.length;
+  }
+  return best;
+}
+
+/**
+ * The clean middle cut: like `truncToksMid(s, maxToks, mark)` (a budget of 0 or less gives
+ * `''`, a text that fits is returned whole) but only whole grapheme clusters of `s` are kept,
+ * so it never holds U+FFFD that `s` does not, a split emoji or ZWJ sequence, or a combining
+ * mark without its base; the result fits `maxToks`. A budget too small for any text beside the
+ * mark gives the mark alone (or its longest whole-character prefix that fits).
+ */
+export function cleanTruncMid(s: string, maxToks: number, mark = ' … '): string {
+  return cleanAt(s, maxToks, mark);
+}
+
+function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => string): string {
+  if (maxToks <= 0) return '';
+  const spans = cutSpans(s, maxToks, mark, refCut);
+  if (spans === null) return s;
+  if (spans.head === 0 && spans.tail === s.length) return markWithin(mark, maxToks);
+  return s.slice(0, spans.head) + mark + s.slice(spans.tail);
+}
+
+/**
+ * Clean cuts of one text at every budget up to `maxToks`, sharing one tokenisation (as
+ * `midCuts` does for the reference's cut): `k => cleanTruncMid(s, k, mark)` for `k <= maxToks`.
+ */
+export function cleanMidCuts(s: string, maxToks: number, mark = ' … '): (k: number) => string {
+  const ref = midCuts(s, maxToks, mark);
+  return (k) => cleanAt(s, k, mark, ref);
+}

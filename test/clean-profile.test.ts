@@ -1,0 +1,359 @@
+/**
+ * The clean profile (docs/differences.md, "Issue 9"): grapheme-safe cuts, thinking-indicator
+ * lines dropped, code fences never left open by a cut (checked with remark-parse / mdast),
+ * sized markers for binary outputs, HTML as text, the flat document's legend and the flat
+ * notebook's metadata; the "Bad input" cases; and, on the shared real dialogs, the figures
+ * scripts/profile-check.mjs prints (zero U+FFFD introduced, zero 🧠-only lines, zero pieces
+ * inside code, every image output marked) and idempotence.
+ *
+ * Expected values: reference cuts are the reference's (their U+FFFD at the seams removed by
+ * hand gives the clean cut), sizes are computed by hand from the base64 lengths, the rest are
+ * written out from the rules.
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codeRanges, misplacedLines } from '../scripts/md-check.mjs';
+import { InvalidArgumentError } from '../src/errors.js';
+import { compactReply } from '../src/dsl/compact-reply.js';
+import { compactBody } from '../src/dsl/continuation.js';
+import { cleanTruncMid, graphemeCeil, graphemeFloor } from '../src/dsl/graphemes.js';
+import { closeOpenFence } from '../src/dsl/fences-repair.js';
+import { dropThinkingLines } from '../src/dsl/clean-text.js';
+import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
+import { formatSize, htmlText, markBinaryRuns } from '../src/dsl/media.js';
+import { compactChat, compactResult, compactText, fencedCode } from '../src/dsl/render.js';
+import { aiOutput } from '../src/dialog/ai-output.js';
+import { compactDialog, dlg2compact, flatPieces } from '../src/dialog/compact.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../src/notebook/index.js';
+import { flatDocument, flatNotebook, measureFlatDocument } from '../src/notebook/flat-notebook.js';
+import { fitsToks, lenToks, truncToksMid } from '../src/tokens/index.js';
+import { mkMsg } from '../src/chat/message.js';
+import { HAVE_SHARED, fcParams, shared } from './support.js';
+
+const CLEAN = { profile: 'clean' } as const;
+const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+const FAMILY = '👨‍👩‍👧‍👦';
+const fffd = (s: string): number => s.split('\uFFFD').length - 1;
+
+/** Offsets of `needle` in `doc` that lie inside a code node of its mdast reading. */
+function insideCode(doc: string, needle: string): number[] {
+  const ranges = codeRanges(doc) as [number, number][];
+  const out: number[] = [];
+  for (let i = doc.indexOf(needle); i >= 0; i = doc.indexOf(needle, i + 1)) if (ranges.some(([a, b]) => i >= a && i < b)) out.push(i);
+  return out;
+}
+
+describe('grapheme-safe cuts', () => {
+  it("the issue's example: no U+FFFD, no half emoji, within the budget", () => {
+    const s = '🧠'.repeat(50) + ' end text';
+    expect(truncToksMid(s, 10)).toBe('🧠� … �� end text');
+    expect(cleanTruncMid(s, 10)).toBe('🧠 …  end text');
+    expect(lenToks(cleanTruncMid(s, 10))).toBeLessThanOrEqual(10);
+  });
+
+  it('ZWJ sequences, flags and combining marks are kept whole or dropped whole', () => {
+    expect(truncToksMid('🇫🇷🇩🇪🇯🇵'.repeat(10), 12)).toBe('🇫🇷� … �🇯🇵');
+    expect(cleanTruncMid('🇫🇷🇩🇪🇯🇵'.repeat(10), 12)).toBe('🇫🇷 … 🇯🇵');
+    // the reference leaves a combining acute accent alone after the mark
+    expect(truncToksMid('e\u0301'.repeat(40), 9)).toBe('e\u0301e\u0301 … \u0301e\u0301');
+    expect(cleanTruncMid('e\u0301'.repeat(40), 9)).toBe('e\u0301e\u0301 … e\u0301');
+  });
+
+  it('a budget smaller than one grapheme at the seams gives the mark alone (or as much of it as fits)', () => {
+    const s = FAMILY.repeat(5);
+    expect(truncToksMid(s, 4)).toBe('� … �');
+    expect(cleanTruncMid(s, 4)).toBe(' … ');
+    expect(cleanTruncMid(s, 2)).toBe(' … ');
+    expect(cleanTruncMid(s, 1)).toBe(' …');
+    expect(cleanTruncMid(s, 0)).toBe('');
+    expect(cleanTruncMid('short', 5)).toBe('short');
+  });
+
+  it('grapheme boundaries', () => {
+    const s = `a${FAMILY}b`;
+    expect(graphemeFloor(s, 3)).toBe(1);
+    expect(graphemeCeil(s, 3)).toBe(1 + FAMILY.length);
+    expect(graphemeFloor(s, 1)).toBe(1);
+    expect(graphemeCeil('x', 5)).toBe(1);
+  });
+
+  it('property: whole clusters of the text, no U+FFFD introduced, within the budget', () => {
+    const unit = fc.constantFrom('🧠', FAMILY, '🇯🇵', 'e\u0301', '한', '字', 'a', ' ', '\n', '👍🏽', 'ab');
+    const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 1, maxLength: 80 }), fc.integer({ min: 0, max: 40 }), (units, k) => {
+        const s = units.join('');
+        const out = cleanTruncMid(s, k);
+        expect(fffd(out)).toBe(0);
+        expect(fitsToks(out, k)).toBe(true);
+        if (out === s || out === '' || !out.includes(' … ')) return;
+        const bounds = new Set([...seg.segment(s)].map((x) => x.index).concat([s.length]));
+        const at = out.indexOf(' … ');
+        const headEnd = at;
+        const tailStart = s.length - (out.length - at - 3);
+        expect(s.startsWith(out.slice(0, headEnd))).toBe(true);
+        expect(s.endsWith(out.slice(at + 3))).toBe(true);
+        expect(bounds.has(headEnd)).toBe(true);
+        expect(bounds.has(tailStart)).toBe(true);
+      }),
+      fcParams(200),
+    );
+  });
+
+  it('the renderers reach the clean cut through the profile; called as today they keep the reference', () => {
+    const s = '🧠'.repeat(50) + ' end text';
+    expect(compactResult(s, 10)).toBe(truncToksMid(`> ${s}`, 10));
+    expect(fffd(compactResult(s, 10, 'clean'))).toBe(0);
+    expect(fffd(compactText(s, '§', 12, 'clean'))).toBe(0);
+    expect(fffd(compactChat([mkMsg(s)], { userToks: 12, ...CLEAN }))).toBe(0);
+    expect(fffd(compactChat([mkMsg(s)], { userToks: 12, profile: 'reference' }))).toBeGreaterThan(0);
+    expect(fffd(fencedCode(`x = "${'🧠'.repeat(60)}"`, 16, 'clean'))).toBe(0);
+  });
+});
+
+describe('thinking indicators', () => {
+  it('lines made only of 🧠 are dropped before budgeting, in both projections', () => {
+    const reply = `${'🧠'.repeat(200)}\n🧠 🧠\n\nThe answer is 42.`;
+    expect(dropThinkingLines(reply)).toBe('\nThe answer is 42.');
+    expect(compactReply(reply, CLEAN)).toBe('The answer is 42.');
+    expect(compactReply(reply, CLEAN, { mark: '»' })).toBe('» The answer is 42. »');
+    expect(compactReply(reply, { profile: 'reference', asstToks: 20 }).startsWith('🧠')).toBe(true);
+    // a line with other text keeps its 🧠
+    expect(compactReply('🧠 thinking about it', CLEAN)).toBe('🧠 thinking about it');
+  });
+
+  it('bad input: a reply that is only 🧠 renders nothing, flat and in place', () => {
+    expect(compactReply('🧠🧠🧠\n🧠', CLEAN)).toBe('');
+    const d = new Dialog([], { name: 'think' });
+    d.mkMessage('Why?', { type: 'prompt', id: 'p1', reply: '🧠🧠\n🧠' });
+    expect(dlg2compact(d)).toBe('§ Why? §');
+    compactDialog(d);
+    expect(d.get('p1')!.reply).toBe('');
+  });
+});
+
+describe('code fences that a cut leaves closed', () => {
+  const code = Array.from({ length: 80 }, (_, i) => `x${i} = ${i}`).join('\n');
+  const prose = `Here is code:\n\n\`\`\`python\n${code}\n\`\`\`\n\nAnd that is all. The end of the reply.`;
+
+  it('the reference leaves the fence open after a cut; the clean rendering closes it and mdast agrees', () => {
+    const ref = compactText(prose, '»', 40);
+    const clean = compactText(prose, '»', 40, 'clean');
+    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 \n```\n…\n```python\n9\n```\n\nAnd that is all. The end of the reply. »');
+    expect(lenToks(clean)).toBeLessThanOrEqual(40);
+    const after = '\n\n***\n\n§ next §';
+    expect(insideCode(ref + after, '***')).toEqual([]); // this cut happened to keep the closer…
+    expect(insideCode(`${compactText(`${prose}\n\`\`\`\nmore`, '»', 40)}${after}`, '***').length).toBe(1); // …this one did not
+    expect(insideCode(`${compactText(`${prose}\n\`\`\`\nmore`, '»', 40, 'clean')}${after}`, '***')).toEqual([]);
+    expect(insideCode(clean + after, '***')).toEqual([]);
+  });
+
+  it('a delimiter never shares a line with a fence', () => {
+    expect(compactText('```python\ncode\n```\ntext', '»', 100, 'clean')).toBe('»\n```python\ncode\n```\ntext »');
+    expect(compactText('text\n```python\ncode\n```', '»', 100, 'clean')).toBe('» text\n```python\ncode\n```\n»');
+    expect(compactText('text\n```python\ncode\n```', '»', 100)).toBe('» text\n```python\ncode\n``` »');
+  });
+
+  it('bad input: an unclosed fence at the end of a reply is closed', () => {
+    expect(compactReply('Start:\n\n```python\nprint(1)', CLEAN, { mark: '»' })).toBe('» Start:\n\n```python\nprint(1)\n```\n»');
+    expect(closeOpenFence('a\n~~~~\nb')).toBe('a\n~~~~\nb\n~~~~');
+    expect(closeOpenFence('a\n```\nb\n```')).toBe('a\n```\nb\n```');
+  });
+
+  it('bad input: a fence of 40 backticks', () => {
+    const f = '`'.repeat(40);
+    const text = `Intro.\n\n${f}\n${Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\n')}\n${f}\n\nOutro text.`;
+    const out = compactText(text, '»', 30, 'clean');
+    expect(out).toBe('» Intro.\n\n … \nOutro text. »');
+    expect(insideCode(`${out}\n\n***\n`, '***')).toEqual([]);
+    const big = compactText(text, '»', 120, 'clean');
+    expect(lenToks(big)).toBeLessThanOrEqual(120);
+    expect(insideCode(`${big}\n\n***\n`, '***')).toEqual([]);
+  });
+
+  it('a tail inside a block reopens it with its opening line', () => {
+    const t = `See:\n~~~\n${Array.from({ length: 60 }, (_, i) => `row ${i}`).join('\n')}\n~~~\nDone.`;
+    expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 59\n~~~\nDone. §');
+  });
+
+  it('property: nothing after a clean cut of fenced prose is code', () => {
+    const line = fc.constantFrom('```', '```python', '~~~', '````', 'text line', 'x = 1', '', '  ```', '- item');
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 60 }), (lines, k) => {
+        const out = compactText(lines.join('\n'), '»', k, 'clean');
+        expect(fitsToks(out, k)).toBe(true);
+        expect(insideCode(`${out}\n\n***\n\n§ x §`, '***')).toEqual([]);
+      }),
+      fcParams(150),
+    );
+  });
+});
+
+describe('non-text outputs and binary runs', () => {
+  it('an image output becomes one sized marker, with alt text when there is one', () => {
+    // 'iVBORw0KGgo=' is 11 base64 characters and a pad: 8 bytes (the PNG signature)
+    expect(aiOutput([{ output_type: 'display_data', data: { 'image/png': 'iVBORw0KGgo=' }, metadata: {} }], 'clean')).toBe('[image/png 8 B]');
+    expect(aiOutput([{ output_type: 'display_data', data: { 'image/png': 'iVBORw0KGgo=' }, metadata: {} }])).toBe('');
+    const fig = { 'image/png': 'iVBORw0KGgo=', 'text/plain': '<Figure size 640x480 with 1 Axes>' };
+    expect(aiOutput([{ output_type: 'display_data', data: fig, metadata: { 'image/png': { alt: 'A plot' } } }], 'clean')).toBe(
+      '[image/png 8 B "A plot"]\n<Figure size 640x480 with 1 Axes>',
+    );
+    // 3600 base64 characters: 2700 bytes, 3 KB
+    const pdf = { output_type: 'display_data', data: { 'application/pdf': 'JVBERi0xLjQK'.repeat(300) }, metadata: { filename: 'report.pdf' } };
+    expect(aiOutput([pdf], 'clean')).toBe('[application/pdf 3 KB "report.pdf"]');
+    const two = [
+      { output_type: 'display_data', data: { 'image/png': 'iVBORw0KGgo=' }, metadata: {} },
+      { output_type: 'display_data', data: { 'image/png': 'iVBORw0KGgo=', 'text/plain': 'second' }, metadata: {} },
+    ];
+    expect(aiOutput(two, 'clean')).toBe('[2 × image/png 16 B]\nsecond');
+  });
+
+  it('bad input: an empty MIME bundle and malformed base64 render', () => {
+    expect(aiOutput([{ output_type: 'display_data', data: {}, metadata: {} }], 'clean')).toBe('');
+    // 'notbase64' are the 9 base64 characters of '!!!not base64': 6 bytes
+    expect(aiOutput([{ output_type: 'display_data', data: { 'image/png': '!!!not base64' }, metadata: {} }], 'clean')).toBe('[image/png 6 B]');
+    expect(aiOutput([{ output_type: 'display_data', data: { 'image/png': ['iVBO', 'Rw0KGgo='] }, metadata: {} }], 'clean')).toBe('[image/png 8 B]');
+  });
+
+  it('text/html without text/plain shows its text, tags stripped, in linear time', () => {
+    const html = '<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2 &amp; 3</td></tr></table><script>x<1</script><p>Done &lt;ok&gt;</p>';
+    expect(htmlText(html)).toBe('a b\n1 2 & 3\nDone <ok>');
+    expect(aiOutput([{ output_type: 'execute_result', data: { 'text/html': '<b>bold</b> and <i>it</i>' }, metadata: {}, execution_count: 1 }], 'clean')).toBe(
+      'bold and it',
+    );
+    expect(aiOutput([{ output_type: 'execute_result', data: { 'text/html': '<b>bold</b>' }, metadata: {}, execution_count: 1 }])).toBe('<b>bold</b>');
+    const t0 = performance.now();
+    expect(htmlText('<script>'.repeat(100_000)).length).toBe(0);
+    expect(htmlText('<a '.repeat(100_000)).length).toBe(299_999); // no '>' follows: text, not tags
+    expect(htmlText('a<'.repeat(200_000)).length).toBe(400_000);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+
+  it('data: URIs and long base64 runs in tool results become sized markers', () => {
+    // 14 × 40 = 560 base64 characters: 420 bytes
+    expect(markBinaryRuns(`see ![a cat](data:image/jpeg;base64,${'/9j/4AAQSkZJRg'.repeat(40)}) end`)).toBe('see [image/jpeg 420 B "a cat"] end');
+    expect(markBinaryRuns(`<img src="data:image/png;base64,${'iVBORw0KGgo'.repeat(100)}">`)).toBe('<img src="[image/png 825 B]">');
+    expect(markBinaryRuns(`raw ${'QUJDRGVmZ2hpams0NTY3'.repeat(20)} tail`)).toBe('raw [base64 300 B] tail');
+    expect(markBinaryRuns('x'.repeat(400))).toBe('x'.repeat(400)); // one letter repeated is not data
+    expect(markBinaryRuns(`short data:image/png;base64,iVBORw0KGgo=`)).toBe('short data:image/png;base64,iVBORw0KGgo=');
+    const wrapped = Array.from({ length: 6 }, () => 'QUJDRGVmZ2hpams0NTY3'.repeat(4)).join('\n');
+    expect(markBinaryRuns(`a\n${wrapped}\nb`)).toBe('a\n[base64 360 B]\nb');
+    const reply = `Here.\n\n\`\`\`json {.tool}\n${JSON.stringify({ id: 't1', name: 'view', args: { p: 'x' }, result: `data:image/png;base64,${'iVBORw0KGgo'.repeat(4000)}` })}\n\`\`\``;
+    expect(compactReply(reply, CLEAN)).toBe("Here.\n▶ view(p='x')\n> [image/png 32 KB]");
+  });
+
+  it('formatSize', () => {
+    expect([formatSize(0), formatSize(1023), formatSize(1024), formatSize(421_888), formatSize(31_457_280)]).toEqual([
+      '0 B',
+      '1023 B',
+      '1 KB',
+      '412 KB',
+      '30.0 MB',
+    ]);
+  });
+});
+
+describe('the legend of flat documents', () => {
+  const make = (): Dialog => {
+    const d = new Dialog([], { name: 'leg' });
+    d.mkMessage('print(2)', { type: 'code', id: 'c1', output: [{ output_type: 'stream', name: 'stdout', text: '2\n' }] });
+    d.mkMessage('How many?', { type: 'prompt', id: 'p1', reply: 'Two.' });
+    return d;
+  };
+
+  it('flatDocument wraps the body with the legend naming the source; compactBody recovers the body', () => {
+    const d = make();
+    const body = '#_c1\n```python\nprint(2)\n```\n> 2\n§ How many? §\n» Two. »';
+    expect(dlg2compact(d)).toBe(body);
+    const doc = flatDocument(d, { source: '../nbs/leg.ipynb' });
+    expect(doc).toBe(
+      `${flatLegend('../nbs/leg.ipynb')}\n\n## Conversation\n\n${body}\n\nIf further detail is needed, read the complete transcript at: ../nbs/leg.ipynb`,
+    );
+    expect(doc.startsWith('This is a condensed reading of the dialog notebook `../nbs/leg.ipynb`, made by dlg-compact')).toBe(true);
+    expect(compactBody(doc)).toBe(body);
+    expect(compactBody(flatDocument(d))).toBe(body);
+    expect(flatDocument(d)).toContain(UNNAMED_SOURCE);
+    for (const sigil of ['`§ … §`', '`» … »`', '`!`', '`▶ name(…)`', '`#_id`', '`>`', '` ¶ `', '` … `', '`***`']) expect(flatLegend(null)).toContain(sigil);
+  });
+
+  it('--no-legend and the reference profile leave it out', () => {
+    const d = make();
+    expect(flatDocument(d, { source: 'x.ipynb', legend: false })).toBe(dlg2compact(d));
+    expect(flatDocument(d, { source: 'x.ipynb', policy: { profile: 'reference' } })).toBe(dlg2compact(d, { profile: 'reference' }));
+    expect(() => flatDocument(d, { legend: 'no' as never })).toThrow(InvalidArgumentError);
+    expect(() => flatDocument(d, { source: 3 as never })).toThrow(InvalidArgumentError);
+  });
+
+  it('a source with control characters or backticks stays on one line', () => {
+    expect(wrapFlat('b', 'a\n\n## Conversation\n\n`x`.ipynb')).toContain("notebook `a  ## Conversation  'x'.ipynb`");
+    expect(compactBody(wrapFlat('b', 'a\n\n## Conversation\n\nx'))).toBe('b');
+  });
+
+  it('measureFlatDocument counts the body by class and the whole document', () => {
+    const d = make();
+    const m = measureFlatDocument(d, { source: 'leg.ipynb' });
+    expect(m.text).toBe(flatDocument(d, { source: 'leg.ipynb' }));
+    expect(m.body).toBe(dlg2compact(d));
+    expect(m.tokens.total).toBe(lenToks(m.body));
+    expect(m.documentTokens).toBe(lenToks(m.text));
+  });
+
+  it('the flat notebook carries metadata.dlg_compact naming the source and the profile', () => {
+    const d = make();
+    const nb = flatNotebook(d, undefined, flatDocument(d, { source: 'leg.ipynb' }), { source: 'leg.ipynb', version: '0.1.0' });
+    expect(nb.metadata.dlg_compact).toEqual({ source: 'leg.ipynb', profile: 'clean', version: '0.1.0' });
+    expect(flatNotebook(d, { profile: 'reference' }).metadata.dlg_compact).toEqual({ source: null, profile: 'reference' });
+    const text = dumpsIpynb(nb);
+    expect(dumpsIpynb(readsIpynb(text))).toBe(text);
+  });
+});
+
+describe('same input, same bytes; compacting again changes nothing', () => {
+  it('a small dialog with cuts, fences and images', () => {
+    const d = new Dialog([], { name: 'idem' });
+    const long = `${'🧠'.repeat(30)}\nSome prose ${'word '.repeat(300)}\n\`\`\`python\n${'x = 1\n'.repeat(100)}\`\`\`\nend`;
+    d.mkMessage('Q?', { type: 'prompt', id: 'p1', reply: long });
+    d.mkMessage('plot()', {
+      type: 'code',
+      id: 'c1',
+      output: [{ output_type: 'display_data', data: { 'image/png': 'iVBORw0KGgo='.repeat(50) }, metadata: {} }],
+    });
+    const text = dumpsIpynb(d);
+    expect(dlg2compact(readsIpynb(text))).toBe(dlg2compact(readsIpynb(text)));
+    const once = dumpsIpynb(compactDialog(readsIpynb(text)));
+    expect(dumpsIpynb(compactDialog(readsIpynb(text)))).toBe(once);
+    expect(dumpsIpynb(compactDialog(readsIpynb(once)))).toBe(once);
+    expect(readsIpynb(once).get('p1')!.source.startsWith(`Q?${SEP}Some prose`)).toBe(true);
+  });
+});
+
+interface ManifestEntry {
+  name: string;
+}
+const dir = (...p: string[]): string => shared('conformance', 'dialogs', ...p);
+const manifest: ManifestEntry[] = HAVE_SHARED ? (JSON.parse(readFileSync(dir('manifest.json'), 'utf8')) as ManifestEntry[]) : [];
+const THINK_LINE = /^(?:\s|\uFE0F)*\u{1F9E0}(?:\s|\uFE0F|\u{1F9E0})*$/u;
+
+describe.skipIf(!HAVE_SHARED)('real dialogs in the clean profile', () => {
+  it.each(manifest.map((e) => [e.name] as const))('%s: no U+FFFD introduced, no 🧠-only line, nothing misplaced in code, images marked, idempotent', (name) => {
+    const bytes = readFileSync(dir(`${name}.ipynb`));
+    const d = readsIpynbBytes(bytes, `${name}.ipynb`);
+    const { doc, misplaced } = misplacedLines(flatPieces(d, CLEAN)) as { doc: string; misplaced: unknown[] };
+    expect(doc).toBe(dlg2compact(d));
+    expect(fffd(doc)).toBeLessThanOrEqual(fffd(bytes.toString('utf8')));
+    expect(doc.split('\n').filter((l) => THINK_LINE.test(l.replace(/^[»§] /, '').replace(/ [»§]$/, '')))).toEqual([]);
+    expect(misplaced).toEqual([]);
+    for (const m of d.messages) {
+      if (m.type !== 'code' || m.skipped) continue;
+      const images = m.output.filter((o) => Object.keys((o as { data?: object }).data ?? {}).some((k) => k.startsWith('image/'))).length;
+      if (images === 0) continue;
+      const rendered = doc.slice(doc.indexOf(`#_${m.id}\n`));
+      const marker = images === 1 ? /^> \[image\/[a-z+.-]+ \d+(?:\.\d)? (?:B|KB|MB)[^\]\n]*\]/m : new RegExp(`^> \\[${images} × image/`, 'm');
+      expect(marker.test(rendered.slice(0, rendered.indexOf('\n>') + 200))).toBe(true);
+    }
+    const once = dumpsIpynb(compactDialog(readsIpynbBytes(bytes, name)));
+    expect(dumpsIpynb(compactDialog(readsIpynb(once, name))) === once).toBe(true);
+  });
+});

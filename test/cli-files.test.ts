@@ -1,0 +1,413 @@
+/**
+ * The BUILT command against the files people and scripts really hand it, in temporary
+ * folders: outputs that are not regular files (a FIFO with a reader, a character device made
+ * with mknod when run as root), symbolic links, two inputs with one output, names with
+ * control characters, reruns over an unquoted glob, killed runs, and the conventions of
+ * nbconvert/jupytext (`--output-dir`, `-q`, `-v`, `--dry-run`, `--stdout`, `--to markdown`).
+ * Run alone, this file rebuilds dist/ first when a src/*.ts is newer than its output.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from './built-cli.js';
+import { ROOT } from './support.js';
+
+const DEMO = readFileSync(join(ROOT, 'notebooks', 'demo.ipynb'));
+const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
+const nb = (cells: unknown[]): string => JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells }, null, 1) + '\n';
+/** A dialog of one prompt cell. */
+const ONE = nb([{ cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'hi' + SEP + 'hello' }]);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function env(): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
+  for (const v of ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY']) delete e[v];
+  return e;
+}
+
+/**
+ * Token figures of report lines (`5029 → 1849 tokens (63.2% saved)`) become `T`: they belong
+ * to the rendering, pinned by its own suites; here the plumbing is tested.
+ */
+// the tokens and the file sizes of a report line (`, 21 KB → 9 KB`) become T
+const tokensT = (s: string) => s.replace(/\d+ → \d+ tokens \(-?[\d.]+% saved\)(?:, \d+(?:\.\d)? (?:B|KB|MB) → (?:\d+(?:\.\d)? (?:B|KB|MB)|\?))?/g, 'T');
+
+function cli(args: string[], cwd: string): Run {
+  const r = spawnSync(process.execPath, [CLI, '--no-progress', '--no-config', ...args], { cwd, encoding: 'utf8', env: env(), timeout: 60_000 });
+  return { code: r.status, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
+}
+
+/** The same, without blocking this process (for FIFOs read by another child). */
+function cliAsync(args: string[], cwd: string): Promise<Run> {
+  return new Promise((done) => {
+    const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', ...args], { cwd, env: env() });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (code) => done({ code, stdout: tokensT(stdout), stderr: tokensT(stderr) }));
+  });
+}
+
+let root: string;
+let n = 0;
+function dir(files: Record<string, string | Uint8Array> = {}): string {
+  const d = join(root, `d${n++}`);
+  mkdirSync(d);
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(join(d, name, '..'), { recursive: true });
+    writeFileSync(join(d, name), body);
+  }
+  return d;
+}
+const ls = (d: string) => readdirSync(d).sort();
+
+beforeAll(() => {
+  ensureBuilt();
+  root = mkdtempSync(join(tmpdir(), 'dlg-cli-files-'));
+}, 120_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('outputs that are not regular files are written in place, never replaced, never waited on', () => {
+  it('a FIFO with a reader gets the document; it stays a FIFO', async () => {
+    const d = dir({ 'demo.ipynb': DEMO });
+    expect(spawnSync('mkfifo', [join(d, 'pipe')]).status).toBe(0);
+    // `cat` blocks in open() until a writer comes; give it time to get there, and try again
+    // if the command came first (it then fails at once: no reader).
+    let r: Run | undefined;
+    let got = '';
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const reader = spawn('cat', [join(d, 'pipe')]);
+      let text = '';
+      reader.stdout.on('data', (c) => (text += c));
+      const readerDone = new Promise((done) => reader.on('close', done));
+      await new Promise((w) => setTimeout(w, 200 * (attempt + 1)));
+      r = await cliAsync(['--to', 'md', 'demo.ipynb', '-o', 'pipe'], d);
+      if (r.code !== 0) reader.kill();
+      await readerDone;
+      got = text;
+      if (r.code === 0) break;
+    }
+    r = r!;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('pipe: written, 15 messages, T\n');
+    expect(lstatSync(join(d, 'pipe')).isFIFO()).toBe(true);
+    // Same bytes as the regular-file output of the same input.
+    expect(cli(['--to', 'md', 'demo.ipynb', '-o', 'ref.md'], d).code).toBe(0);
+    expect(got).toBe(readFileSync(join(d, 'ref.md'), 'utf8'));
+    expect(ls(d)).toEqual(['demo.ipynb', 'pipe', 'ref.md']);
+  });
+
+  it('a FIFO nobody reads fails at once, naming it, and is left a FIFO', () => {
+    const d = dir({ 'demo.ipynb': DEMO });
+    expect(spawnSync('mkfifo', [join(d, 'pipe')]).status).toBe(0);
+    const t0 = Date.now();
+    const r = cli(['demo.ipynb', '-o', 'pipe'], d);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('dlg-compact: pipe: cannot write: no process is reading it (a FIFO needs a reader)\n');
+    expect(lstatSync(join(d, 'pipe')).isFIFO()).toBe(true);
+  });
+
+  it('-o /dev/stdout is -o -: the document on stdout, the report on stderr', () => {
+    const d = dir({ 'demo.ipynb': DEMO });
+    const viaDev = cli(['demo.ipynb', '-o', '/dev/stdout'], d);
+    const viaDash = cli(['demo.ipynb', '-o', '-'], d);
+    expect(viaDev.code).toBe(0);
+    expect(viaDev.stdout).toContain('§ # Why does the nightly order import take 15 seconds?');
+    expect(viaDev.stdout).toBe(viaDash.stdout);
+    expect(viaDev.stderr).toBe('<stdout>: printed, 15 messages, T\n');
+    const viaFlag = cli(['demo.ipynb', '--stdout'], d);
+    expect(viaFlag.stdout).toBe(viaDash.stdout);
+    expect(ls(d)).toEqual(['demo.ipynb']);
+  });
+
+  const isRoot = process.getuid?.() === 0;
+  if (!isRoot) console.warn('[cli-files] not root: the character-device test (mknod) is skipped');
+  it.skipIf(!isRoot)('(root only: mknod) a character device is written in place and stays a device', () => {
+    const d = dir({ 'demo.ipynb': DEMO });
+    expect(spawnSync('mknod', [join(d, 'null'), 'c', '1', '3']).status).toBe(0);
+    const r = cli(['demo.ipynb', '-o', 'null'], d);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('null: written, 15 messages, T\n');
+    const st = statSync(join(d, 'null'));
+    expect(st.isCharacterDevice()).toBe(true);
+    expect(st.rdev).toBe(statSync('/dev/null').rdev);
+    const again = cli(['demo.ipynb', '-o', '/dev/null'], d);
+    expect(again.code).toBe(0);
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+    expect(ls(d)).toEqual(['demo.ipynb', 'null']);
+  });
+});
+
+describe('symbolic links', () => {
+  it('a derived output that is a link is refused; its target is never written', () => {
+    const d = dir({ 'in.ipynb': DEMO, 'victim.txt': 'precious\n' });
+    symlinkSync('victim.txt', join(d, 'in-comp.ipynb'));
+    const r = cli(['in.ipynb'], d);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'dlg-compact: in-comp.ipynb: cannot write: is a symbolic link; refusing to write through it (remove the link, or name it with -o to write its target)\n',
+    );
+    expect(readFileSync(join(d, 'victim.txt'), 'utf8')).toBe('precious\n');
+    expect(readlinkSync(join(d, 'in-comp.ipynb'))).toBe('victim.txt');
+    // A dangling derived link too: nothing is created at its target.
+    const e = dir({ 'in.ipynb': DEMO });
+    symlinkSync('elsewhere.ipynb', join(e, 'in-comp.ipynb'));
+    expect(cli(['in.ipynb'], e).code).toBe(1);
+    expect(ls(e)).toEqual(['in-comp.ipynb', 'in.ipynb']);
+    // Under --output-dir as well.
+    const f = dir({ 'in.ipynb': DEMO, 'victim.txt': 'precious\n' });
+    mkdirSync(join(f, 'out'));
+    symlinkSync('../victim.txt', join(f, 'out', 'in-comp.ipynb'));
+    expect(cli(['--output-dir', 'out', 'in.ipynb'], f).code).toBe(1);
+    expect(readFileSync(join(f, 'victim.txt'), 'utf8')).toBe('precious\n');
+  });
+
+  it('an explicit -o LINK writes the target atomically and keeps the link, dangling or not', () => {
+    const d = dir({ 'in.ipynb': DEMO, 'old.md': 'old\n' });
+    symlinkSync('old.md', join(d, 'live.md'));
+    symlinkSync('made.md', join(d, 'dangling.md'));
+    const a = cli(['in.ipynb', '-o', 'live.md'], d);
+    const b = cli(['in.ipynb', '-o', 'dangling.md'], d);
+    const ref = cli(['in.ipynb', '-o', 'plain.md'], d);
+    expect([a.code, b.code, ref.code]).toEqual([0, 0, 0]);
+    expect(a.stdout).toBe('live.md: written, 15 messages, T\n');
+    expect(lstatSync(join(d, 'live.md')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(d, 'dangling.md')).isSymbolicLink()).toBe(true);
+    const doc = readFileSync(join(d, 'plain.md'), 'utf8');
+    expect(doc).toContain('§ # Why does the nightly order import take 15 seconds?');
+    expect(readFileSync(join(d, 'old.md'), 'utf8')).toBe(doc);
+    expect(readFileSync(join(d, 'made.md'), 'utf8')).toBe(doc);
+    expect(ls(d)).toEqual(['dangling.md', 'in.ipynb', 'live.md', 'made.md', 'old.md', 'plain.md']);
+  });
+});
+
+describe('collisions, reports', () => {
+  it('two inputs with one output: the second fails naming both, exit 1', () => {
+    const d = dir({ 'x.ipynb': DEMO, 'x.json': ONE });
+    const r = cli(['x.ipynb', 'x.json'], d);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('x-comp.ipynb: written, 15 messages, T\n');
+    expect(r.stderr).toBe(
+      'dlg-compact: x.json: its output x-comp.ipynb is also the output of x.ipynb; refusing to write one output for two inputs (rename one, or use -o for each)\n',
+    );
+  });
+
+  it('--json records are valid JSON whatever the name; text reports escape C0/C1 and bidi controls', () => {
+    const name = 'a\u0085b\u202ec\u007f.ipynb';
+    const d = dir({ [name]: ONE });
+    const j = cli(['--json', name], d);
+    expect(j.code).toBe(0);
+    const rec = JSON.parse(j.stdout.trim()) as { path: string; output: string; messages: number };
+    expect(rec.path).toBe(name);
+    expect(rec.output).toBe('a\u0085b\u202ec\u007f-comp.ipynb');
+    expect(rec.messages).toBe(1);
+    const t = cli(['--check', name], d);
+    expect(t.stdout).toBe('a\\x85b\\u{202e}c\\x7f-comp.ipynb: unchanged, 1 message, T\n');
+  });
+});
+
+describe('own outputs are skipped; reruns over an unquoted glob change nothing', () => {
+  for (const [label, flags] of [
+    ['flat', []],
+    ['dialog mode', ['--mode', 'dialog']],
+    ['micro', ['--strategy', 'micro']],
+  ] as const) {
+    it(`${label}: the second and third runs exit 0 with every file unchanged or skipped, no -comp-comp`, () => {
+      const d = dir({ 'a.ipynb': DEMO, 'b.ipynb': ONE });
+      expect(cli([...flags, 'a.ipynb', 'b.ipynb'], d).code).toBe(0);
+      const glob = () => ls(d).filter((f) => f.endsWith('.ipynb')); // what the shell expands nbs/*.ipynb to
+      const before = Object.fromEntries(ls(d).map((f) => [f, readFileSync(join(d, f), 'utf8')]));
+      for (let round = 0; round < 2; round++) {
+        const r = cli([...flags, ...glob()], d);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        const lines = r.stdout.trim().split('\n');
+        expect(lines.filter((l) => l.endsWith(': skipped (an output of dlg-compact)'))).toEqual([
+          'a-comp.ipynb: skipped (an output of dlg-compact)',
+          'b-comp.ipynb: skipped (an output of dlg-compact)',
+        ]);
+        expect(lines.filter((l) => !l.includes('skipped')).map((l) => /^.*?: (unchanged|written)/.exec(l)?.[0])).toEqual([
+          'a-comp.ipynb: unchanged',
+          'b-comp.ipynb: unchanged',
+        ]);
+        expect(ls(d)).toEqual(['a-comp.ipynb', 'a.ipynb', 'b-comp.ipynb', 'b.ipynb']);
+        expect(Object.fromEntries(ls(d).map((f) => [f, readFileSync(join(d, f), 'utf8')]))).toEqual(before);
+      }
+    });
+  }
+
+  it('a flat notebook is recognised by its content under any name, and Markdown outputs by name', () => {
+    const d = dir({ 'a.ipynb': DEMO });
+    expect(cli(['a.ipynb', '-o', 'renamed.ipynb'], d).code).toBe(0);
+    expect(cli(['--to', 'md', 'a.ipynb'], d).code).toBe(0);
+    const r = cli(['renamed.ipynb', 'a-comp.md'], d);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('renamed.ipynb: skipped (an output of dlg-compact)\na-comp.md: skipped (an output of dlg-compact)\n');
+    expect(cli(['--json', 'renamed.ipynb'], d).stdout).toBe('{"path":"renamed.ipynb","status":"skipped","note":"an output of dlg-compact"}\n');
+  });
+
+  it('a file named -comp that is not an output of its sibling is compacted like any dialog', () => {
+    const d = dir({ 'x.ipynb': DEMO, 'y-comp.ipynb': ONE });
+    const r = cli(['y-comp.ipynb'], d);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('y-comp-comp.ipynb: written, 1 message, T\n');
+  });
+});
+
+describe('no litter', () => {
+  const temps = (d: string) => ls(d).filter((f) => f.includes('.dlg-compact-'));
+
+  it('stale temporary files of a dead run are removed; a live process keeps its own', () => {
+    const d = dir({ 'x.ipynb': DEMO });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(dead.stdout);
+    writeFileSync(join(d, `.x.ipynb.dlg-compact-${deadPid}-0badc0de.tmp`), '{"partial');
+    writeFileSync(join(d, `.x.ipynb.dlg-compact-${process.pid}-00c0ffee.tmp`), '{"in progress');
+    const r = cli(['--mode', 'dialog', '--in-place', 'x.ipynb'], d);
+    expect(r.code).toBe(0);
+    expect(temps(d)).toEqual([`.x.ipynb.dlg-compact-${process.pid}-00c0ffee.tmp`]);
+    // An unchanged rerun cleans up too.
+    writeFileSync(join(d, `.x.ipynb.dlg-compact-${deadPid}-0badc0de.tmp`), '{"partial');
+    expect(cli(['--mode', 'dialog', '--in-place', 'x.ipynb'], d).stdout.split(',')[0]).toBe('x.ipynb: unchanged');
+    expect(temps(d)).toEqual([`.x.ipynb.dlg-compact-${process.pid}-00c0ffee.tmp`]);
+  });
+
+  it('a run killed with SIGKILL while writing leaves the input intact; the next run removes its temporary file', async () => {
+    // A large dialog, so that the write takes long enough to be caught.
+    const big = JSON.parse(DEMO.toString('utf8')) as { cells: { source: string | string[] }[] };
+    const cells = [];
+    for (let i = 0; i < 400; i++) cells.push({ ...big.cells[0], id: `n${i}`, source: 'lorem ipsum dolor sit amet '.repeat(2000) + i });
+    const text = JSON.stringify({ ...big, cells: [...big.cells, ...cells] });
+    let caught = false;
+    for (let attempt = 0; attempt < 5 && !caught; attempt++) {
+      const d = dir({ 'x.ipynb': text });
+      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', '--in-place', 'x.ipynb'], { cwd: d, env: env() });
+      const closed = new Promise((r) => p.on('close', r));
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && p.exitCode === null) {
+        if (temps(d).length > 0) {
+          p.kill('SIGKILL');
+          caught = true;
+          break;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+      await closed;
+      if (!caught) continue;
+      expect(readFileSync(join(d, 'x.ipynb'), 'utf8')).toBe(text);
+      expect(temps(d)).toHaveLength(1);
+      expect(temps(d)[0]).toMatch(/^\.x\.ipynb\.dlg-compact-\d+-[0-9a-f]{8}\.tmp$/);
+      const r = cli(['--mode', 'dialog', '--in-place', 'x.ipynb'], d);
+      expect(r.code).toBe(0);
+      expect(temps(d)).toEqual([]);
+      expect(ls(d)).toEqual(['x.ipynb']);
+    }
+    expect(caught).toBe(true);
+  });
+
+  it('a failed write names the real output, never a temporary file, and leaves none', () => {
+    const d = dir({ 'x.ipynb': DEMO, 'file.txt': 'not a folder\n' });
+    const r = cli(['x.ipynb', '-o', 'file.txt/out.ipynb'], d);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('dlg-compact: file.txt/out.ipynb: cannot write: a component of the path is not a directory\n');
+    expect(ls(d)).toEqual(['file.txt', 'x.ipynb']);
+  });
+});
+
+describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
+  it('--output-dir is created and keeps the layout of directory inputs', () => {
+    const d = dir({ 'nbs/a.ipynb': DEMO, 'nbs/sub/b.ipynb': ONE, 'c.ipynb': ONE });
+    const r = cli(['--output-dir', 'out/x', 'nbs', 'c.ipynb'], d);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      ['out/x/a-comp.ipynb: written, 15 messages, T', 'out/x/sub/b-comp.ipynb: written, 1 message, T', 'out/x/c-comp.ipynb: written, 1 message, T', ''].join(
+        '\n',
+      ),
+    );
+    expect(ls(join(d, 'nbs'))).toEqual(['a.ipynb', 'sub']);
+    // Rerun with the output folder inside the input folder: its files are not inputs.
+    const again = cli(['--output-dir', 'nbs/out', 'nbs'], d);
+    expect(again.code).toBe(0);
+    expect(
+      cli(['--output-dir', 'nbs/out', 'nbs'], d)
+        .stdout.split('\n')
+        .map((l) => l.split(',')[0]),
+    ).toEqual(['nbs/out/a-comp.ipynb: unchanged', 'nbs/out/sub/b-comp.ipynb: unchanged', '']);
+  });
+
+  it('-o into a missing folder creates it', () => {
+    const d = dir({ 'x.ipynb': DEMO });
+    const r = cli(['x.ipynb', '-o', 'new/deep/x.md'], d);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(d, 'new', 'deep', 'x.md'), 'utf8')).toContain('§ # Why does the nightly order import take 15 seconds?');
+  });
+
+  it('-q prints only errors; -v names the settings file', () => {
+    const d = dir({ 'x.ipynb': DEMO, 'bad.ipynb': '[]' });
+    const q = cli(['-q', 'x.ipynb', 'bad.ipynb'], d);
+    expect(q.code).toBe(1);
+    expect(q.stdout).toBe('');
+    expect(q.stderr).toBe('dlg-compact: bad.ipynb: not a notebook: the JSON value is a list, not an object\n');
+    const e = dir({ 'x.ipynb': DEMO, '.git/HEAD': '', '.dlg-compact.json': '{"asst-toks": 150}' });
+    const v = spawnSync(process.execPath, [CLI, '--no-progress', '-v', 'x.ipynb'], { cwd: e, encoding: 'utf8', env: env() });
+    expect(tokensT(v.stdout)).toBe('x.ipynb: settings from .dlg-compact.json\nx-comp.ipynb: written, 15 messages, T\n');
+  });
+
+  it('--dry-run says what would be written and exits 0; --check exits 1', () => {
+    const d = dir({ 'x.ipynb': DEMO });
+    const dry = cli(['--dry-run', 'x.ipynb'], d);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toBe('x-comp.ipynb: would write, 15 messages, T\n');
+    expect(cli(['--check', 'x.ipynb'], d).code).toBe(1);
+    expect(ls(d)).toEqual(['x.ipynb']);
+  });
+
+  it('--to markdown and --to notebook are md and ipynb', () => {
+    const d = dir({ 'x.ipynb': DEMO });
+    expect(cli(['--to', 'markdown', 'x.ipynb'], d).stdout).toBe('x-comp.md: written, 15 messages, T\n');
+    expect(cli(['--to', 'notebook', 'x.ipynb'], d).stdout).toBe('x-comp.ipynb: written, 15 messages, T\n');
+    expect(cli(['--to', 'md', 'x.ipynb', '-o', 'same.md'], d).code).toBe(0);
+    expect(readFileSync(join(d, 'x-comp.md'))).toEqual(readFileSync(join(d, 'same.md')));
+  });
+
+  it('clear messages: an empty file, a directory given as the output, a missing input, no input', () => {
+    const d = dir({ 'empty.ipynb': '', 'blank.ipynb': '  \n', 'x.ipynb': DEMO });
+    mkdirSync(join(d, 'folder'));
+    const r = cli(['empty.ipynb', 'blank.ipynb', 'missing.ipynb'], d);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      [
+        'dlg-compact: empty.ipynb: empty file, not a notebook (0 bytes)',
+        'dlg-compact: blank.ipynb: empty file, not a notebook (only white space)',
+        'dlg-compact: missing.ipynb: cannot read: no such file or directory',
+        '',
+      ].join('\n'),
+    );
+    const o = cli(['x.ipynb', '-o', 'folder'], d);
+    expect(o.code).toBe(2);
+    expect(o.stderr).toBe(
+      "dlg-compact: error: -o folder is a directory; to write the outputs into it use --output-dir folder\nTry 'dlg-compact --help' for more information.\n",
+    );
+    const none = cli([], d);
+    expect(none.code).toBe(2);
+    expect(none.stderr.split('\n')[0]).toBe('dlg-compact: error: missing input: name notebooks, directories, quoted globs, or - for standard input');
+    expect(existsSync(join(d, 'folder', 'x-comp.ipynb'))).toBe(false);
+  });
+
+  it('--help describes every option', () => {
+    const h = cli(['--help'], root).stdout;
+    for (const flag of ['--output-dir', '--stdout', '--dry-run', '-q, --quiet', '-v, --verbose', '--watch', '--print-config', '--no-config', 'markdown']) {
+      expect(h).toContain(flag);
+    }
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The tokenizer's fast paths against their reference paths: the ASCII pre-token scanner
+ * against the o200k regex, and the exactness of the counts they feed.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decToks, encToks, fitsToks, lenToks, truncToksMid } from '../src/tokens/index.js';
+import { tokensInternals } from '../src/tokens/internals.js';
+import { FIXTURES, fcParams } from './support.js';
+
+const TOK = JSON.parse(readFileSync(join(FIXTURES, 'tokens.json'), 'utf8')) as { cases: { text: string; tokens: number[] }[] };
+
+const ends = (s: string): number[] => {
+  const out: number[] = [];
+  for (let pos = 0; pos < s.length; ) out.push((pos = tokensInternals.regexPieceEnd(s, pos)));
+  return out;
+};
+
+describe('ASCII pre-token scanner', () => {
+  it('cuts ASCII text as the regex does (exact pieces)', () => {
+    expect(tokensInternals.pieces("Hello, world! It's 12345 o'clock.\n\n  \tx = y/2 // ok\r\n")).toEqual([
+      'Hello',
+      ',',
+      ' world',
+      '!',
+      " It's",
+      ' ',
+      '123',
+      '45',
+      ' o',
+      "'clock",
+      '.\n\n',
+      '  ',
+      '\tx',
+      ' =',
+      ' y',
+      '/',
+      '2',
+      ' //',
+      ' ok',
+      '\r\n',
+    ]);
+    expect(tokensInternals.pieces('HTTPServer CamelCase ABC\'S don\'T (paren) "q"')).toEqual([
+      'HTTPServer',
+      ' Camel',
+      'Case',
+      " ABC'S",
+      " don'T",
+      ' (',
+      'paren',
+      ')',
+      ' "',
+      'q',
+      '"',
+    ]);
+  });
+
+  it('answers -1 where a non-ASCII character decides the piece', () => {
+    expect(tokensInternals.asciiPieceEnd('abcé', 0)).toBe(-1);
+    expect(tokensInternals.asciiPieceEnd('12²', 0)).toBe(-1);
+    expect(tokensInternals.asciiPieceEnd(' \u00a0', 0)).toBe(-1);
+    expect(tokensInternals.asciiPieceEnd('(é', 0)).toBe(-1);
+    expect(tokensInternals.asciiPieceEnd('1234²', 0)).toBe(3);
+    expect(tokensInternals.asciiPieceEnd("it'ſ", 0)).toBe(4);
+    expect(tokensInternals.asciiPieceEnd('  x', 0)).toBe(1);
+    expect(tokensInternals.asciiPieceEnd('  \n x', 0)).toBe(3);
+  });
+
+  const ALPHABET = [
+    'a',
+    'Z',
+    'q',
+    'S',
+    's',
+    'T',
+    'l',
+    'L',
+    'e',
+    'r',
+    'v',
+    'm',
+    'd',
+    '0',
+    '7',
+    ' ',
+    '  ',
+    '\t',
+    '\n',
+    '\r',
+    '\v',
+    '\f',
+    '/',
+    "'",
+    '.',
+    '(',
+    '\x00',
+    '\x1f',
+    '\x7f',
+    'é',
+    'ſ',
+    '\u00a0',
+    '²',
+    '東',
+    '\u0301',
+    '\u3000',
+    '\u0085',
+  ];
+
+  it('agrees with the regex on random text', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 40 }), (parts) => {
+        const s = parts.join('');
+        for (let pos = 0; pos < s.length; ) {
+          const want = tokensInternals.regexPieceEnd(s, pos);
+          const fast = tokensInternals.asciiPieceEnd(s, pos);
+          if (fast !== -1) expect(fast).toBe(want);
+          pos = want;
+        }
+        const cuts: number[] = [];
+        for (const piece of tokensInternals.pieces(s)) cuts.push((cuts.at(-1) ?? 0) + piece.length);
+        expect(cuts).toEqual(ends(s));
+      }),
+      fcParams(20_000),
+    );
+  });
+
+  it('keeps the ids of every ASCII case of tokens.json', () => {
+    const ascii = TOK.cases.filter((c) => /^[\x00-\x7f]*$/.test(c.text));
+    expect(ascii.length).toBeGreaterThan(40);
+    for (const c of ascii) expect(encToks(c.text)).toEqual(c.tokens);
+  });
+});
+
+describe('binary-heap merge of medium pieces', () => {
+  const withMerge = <T>(heapFrom: number, longFrom: number, f: () => T): T => {
+    tokensInternals.setHeapFrom(heapFrom);
+    tokensInternals.setLongFrom(longFrom);
+    tokensInternals.clearCache();
+    try {
+      return f();
+    } finally {
+      tokensInternals.setHeapFrom(24);
+      tokensInternals.setLongFrom(4096);
+      tokensInternals.clearCache();
+    }
+  };
+
+  it('gives the ids of tokens.json for every case', () => {
+    withMerge(1, 4096, () => {
+      for (const c of TOK.cases) expect(encToks(c.text)).toEqual(c.tokens);
+    });
+  });
+
+  it('equals the plain loop and the bucket queue on random pieces', () => {
+    const piece = fc
+      .tuple(fc.array(fc.constantFrom('a', 'b', 'n', 'é', '中', '文', 'д', 'а', '😀', '_'), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 200 }))
+      .chain(([alphabet, len]) => fc.array(fc.constantFrom(...alphabet), { minLength: len, maxLength: len }).map((cs) => cs.join('')));
+    fc.assert(
+      fc.property(piece, (s) => {
+        const loop = withMerge(100_000, 4096, () => encToks(s));
+        expect(withMerge(1, 4096, () => encToks(s))).toEqual(loop);
+        expect(withMerge(1, 1, () => encToks(s))).toEqual(loop);
+        expect(decToks(loop)).toBe(s);
+      }),
+      fcParams(300),
+    );
+  });
+});
+
+describe('shared fronts of budgeted texts', () => {
+  it('count, check and cut one text alike in any order', () => {
+    const cases = TOK.cases.filter((c) => c.tokens.length >= 8);
+    for (const c of cases) {
+      const n = c.tokens.length;
+      for (const k of [n - 1, Math.floor(n / 2), 3]) {
+        tokensInternals.clearCache();
+        const cutFirst = truncToksMid(c.text, k);
+        expect(fitsToks(c.text, k)).toBe(false);
+        expect(lenToks(c.text)).toBe(n);
+        tokensInternals.clearCache();
+        expect(fitsToks(c.text, k)).toBe(false);
+        expect(truncToksMid(c.text, k)).toBe(cutFirst);
+        expect(lenToks(c.text)).toBe(n);
+        expect(fitsToks(c.text, n)).toBe(true);
+      }
+    }
+  });
+
+  it('decides a fit by UTF-8 length without encoding', () => {
+    // 10 characters of 3 bytes: 30 bytes, so at most 30 tokens, whatever they are.
+    expect(fitsToks('中文中文中文中文中文', 30)).toBe(true);
+    expect(truncToksMid('中文中文中文中文中文', 30)).toBe('中文中文中文中文中文');
+    expect(tokensInternals.utf8Within('aé中😀\ud800', 100)).toBe(1 + 2 + 3 + 4 + 3);
+    expect(tokensInternals.utf8Within('中中中中', 5)).toBe(6);
+  });
+});

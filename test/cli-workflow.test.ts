@@ -99,6 +99,8 @@ describe('settings files', () => {
         '  result-toks = 35  (default)',
         '  max-tokens = (not set)  (default)',
         '  keep-recent = (not set)  (default)',
+        '  min-saving = (not set)  (default)',
+        '  keep-tools = (not set)  (default)',
         '',
       ].join('\n'),
     );
@@ -116,18 +118,27 @@ describe('settings files', () => {
     expect(cli(['--no-config', '--print-config'], d).stdout.split('\n')[1]).toBe('  mode = flat  (default)');
   });
 
+  it('min-saving and keep-tools: a share or percentage, a list of tool names', () => {
+    const d = repo({ '.dlg-compact.json': '{"strategy": "micro", "min-saving": "20%", "keep-tools": ["memory", "load_dialog"]}', 'x.ipynb': DEMO });
+    const j = JSON.parse(cli(['--print-config', '--json'], d).stdout) as { settings: Record<string, { value: unknown; source: string }> };
+    expect(j.settings['min-saving']).toEqual({ value: 0.2, source: '.dlg-compact.json' });
+    expect(j.settings['keep-tools']).toEqual({ value: ['memory', 'load_dialog'], source: '.dlg-compact.json' });
+  });
+
   it('a malformed settings file is a usage error naming the file and the key', () => {
     const cases: [string, string, string][] = [
       ['.dlg-compact.json', '{"mode": "diolog"}', '.dlg-compact.json: "mode": expected one of flat, dialog, got "diolog"'],
       [
         '.dlg-compact.json',
         '{"asst_toks": 100}',
-        '.dlg-compact.json: "asst_toks": unknown setting (known: mode, strategy, profile, to, user-toks, asst-toks, call-toks, result-toks, max-tokens, keep-recent)',
+        '.dlg-compact.json: "asst_toks": unknown setting (known: mode, strategy, profile, to, user-toks, asst-toks, call-toks, result-toks, max-tokens, keep-recent, min-saving, keep-tools)',
       ],
       ['package.json', '{"dlg-compact": {"user-toks": -1}}', 'package.json: "dlg-compact".user-toks: expected a non-negative integer, got -1'],
       ['package.json', '{"dlg-compact": {"user-toks": "9"}}', 'package.json: "dlg-compact".user-toks: expected an integer, got "9"'],
       ['pyproject.toml', '[tool.dlg-compact]\nstrategy = 3\n', 'pyproject.toml: [tool.dlg-compact] strategy: expected one of dsl, summary, micro, got 3'],
       ['pyproject.toml', '[tool.dlg-compact\n', 'pyproject.toml: invalid TOML: Invalid TOML document: illegal character in key'],
+      ['.dlg-compact.json', '{"keep-tools": 5}', '.dlg-compact.json: "keep-tools": expected a list of tool names, got 5'],
+      ['.dlg-compact.json', '{"min-saving": true}', '.dlg-compact.json: "min-saving": expected a share such as 0.1 or "10%", got true'],
       ['.dlg-compact.json', '["mode"]', '.dlg-compact.json: the dlg-compact settings must be an object (a table), got a list'],
     ];
     for (const [file, body, msg] of cases) {

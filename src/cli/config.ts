@@ -25,6 +25,8 @@ export const CONFIG_KEYS: readonly string[] = Object.freeze([
   'result-toks',
   'max-tokens',
   'keep-recent',
+  'min-saving',
+  'keep-tools',
 ]);
 
 /** The file names looked for in each folder, in this order. */
@@ -91,6 +93,15 @@ function validate(program: Command, file: string, raw: unknown): Record<string, 
       if (typeof value !== 'string' || !choices.includes(value))
         throw new ConfigError(`${where(key)}: expected one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
       text = value;
+    } else if (key === 'keep-tools') {
+      // A list of tool names, or the flag's comma-separated text.
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string')) text = value.join(',');
+      else if (typeof value === 'string') text = value;
+      else throw new ConfigError(`${where(key)}: expected a list of tool names, got ${JSON.stringify(value)}`);
+    } else if (key === 'min-saving') {
+      // A share (0.1) or a percentage ("10%"), as the flag takes it.
+      if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string') text = String(value);
+      else throw new ConfigError(`${where(key)}: expected a share such as 0.1 or "10%", got ${JSON.stringify(value)}`);
     } else {
       if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConfigError(`${where(key)}: expected an integer, got ${JSON.stringify(value)}`);
       text = String(value);

@@ -148,6 +148,21 @@ describe('outputs that are not regular files are written in place, never replace
   });
 });
 
+describe('a report pipe closed early', () => {
+  it("silences the reports but every file is still written; the exit status is the run's", async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}.ipynb`);
+    const d = dir(Object.fromEntries(names.map((f) => [f, ONE])));
+    const code = await new Promise<number | null>((done) => {
+      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', ...names], { cwd: d, env: env() });
+      // Like `| head -1`: read the first line, then close the pipe.
+      p.stdout.once('data', () => p.stdout.destroy());
+      p.on('close', (c) => done(c));
+    });
+    expect(code).toBe(0);
+    expect(ls(d)).toEqual([...names, ...names.map((f) => f.replace('.ipynb', '-comp.ipynb'))].sort());
+  });
+});
+
 describe('symbolic links', () => {
   it('a derived output that is a link is refused; its target is never written', () => {
     const d = dir({ 'in.ipynb': DEMO, 'victim.txt': 'precious\n' });

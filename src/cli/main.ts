@@ -206,10 +206,14 @@ function invokedAsProgram(): boolean {
 }
 
 if (invokedAsProgram()) {
-  // A closed pipe (`dlg-compact ... -o - | head`) ends the run quietly; other write errors on
-  // standard output (a full disk) are reported like any file error.
+  // A closed pipe (`dlg-compact ... | head -1`) silences standard output but never stops the
+  // run half-way: the files still get written and the exit status says how they went. Other
+  // write errors on standard output (a full disk) are reported like any file error.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (err.code === 'EPIPE') {
+      process.stdout.write = (() => true) as typeof process.stdout.write;
+      return;
+    }
     process.stderr.write(`dlg-compact: ${fsError('write', '<stdout>', err).message}\n`);
     process.exit(1);
   });

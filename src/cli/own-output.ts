@@ -8,8 +8,8 @@
  * - a flat notebook by its content: a single raw cell whose id is the first 8 hex digits of
  *   the SHA-256 of its text, as `flatNotebook` makes it;
  * - a dialog-mode or micro copy by name and content: `S-comp.ipynb` beside a source `S.ipynb`
- *   (or `S.json`) with the same cell ids in the same order but other bytes, or holding a
- *   summary note;
+ *   (or `S.json`) with the same cell ids in the same order (a byte-for-byte copy included: a
+ *   run that cut nothing writes one), or holding a summary note;
  * - a flat Markdown output by name: `S-comp.md` beside a source `S.ipynb`.
  */
 import { createHash } from 'node:crypto';
@@ -93,9 +93,10 @@ export async function isOwnOutput(abs: string): Promise<boolean> {
   const ids = (cells: Json[]) => JSON.stringify(cells.map((c) => c.id ?? null));
   const mine = ids(cellsOf(nb));
   for (const ext of ['ipynb', 'json']) {
+    // A byte-for-byte copy counts too: it is what a run writes when nothing needed cutting, and
+    // replacing it loses nothing, since its source holds the same bytes.
     const srcBytes = await readFile(join(dir, `${m[1]}.${ext}`)).catch(() => null);
-    // A byte-for-byte copy of the source is a notebook of the user's, not a compaction.
-    if (srcBytes === null || Buffer.compare(srcBytes, bytes!) === 0) continue;
+    if (srcBytes === null) continue;
     const src = parseObject(srcBytes);
     if (src !== null && cellsOf(src).length > 0 && ids(cellsOf(src)) === mine) return true;
   }

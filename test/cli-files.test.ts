@@ -163,6 +163,18 @@ describe('a report pipe closed early', () => {
   });
 });
 
+describe('--max-tokens with the dsl strategy', () => {
+  it('a budget below the structure fails that file, naming it, the flag and the smallest budget', () => {
+    const d = dir({ 'a.ipynb': ONE });
+    const r = cli(['--max-tokens', '3', 'a.ipynb'], d);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^dlg-compact: a\.ipynb: --max-tokens 3 is below the (\d+) tokens this dialog needs to keep its structure; use --max-tokens \1 or more\n$/,
+    );
+    expect(ls(d)).toEqual(['a.ipynb']);
+  });
+});
+
 describe('symbolic links', () => {
   it('a derived output that is a link is refused; its target is never written', () => {
     const d = dir({ 'in.ipynb': DEMO, 'victim.txt': 'precious\n' });

@@ -9,7 +9,7 @@ import { DlgError } from '../errors.js';
 import { dumpsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
 import { compactDialog, fitDialog, fitFlatDocument } from '../dialog/compact.js';
-import type { FitReport } from '../dialog/fit.js';
+import { FitError, type FitReport } from '../dialog/fit.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
 import { flatNotebook, measureFlatDocument } from '../notebook/flat-notebook.js';
@@ -168,8 +168,24 @@ function fitNote(r: FitReport): string {
   return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, policy scale ${Number(r.scale.toPrecision(3))} (step ${r.step}), minimum ${r.minTokens}`;
 }
 
-/** `--strategy dsl --max-tokens N`: the flat document (legend included) or the dialog fitted into N tokens. */
+/**
+ * `--strategy dsl --max-tokens N`: the flat document (legend included) or the dialog fitted into
+ * N tokens. A budget below what the dialog's structure needs fails the file, naming the file, the
+ * flag and the smallest budget that works.
+ */
 function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>): Produced {
+  try {
+    return fitInto(job, dialog, maxTokens, policy);
+  } catch (err) {
+    if (!(err instanceof FitError)) throw err;
+    throw new CliFileError(
+      `${job.name}: --max-tokens ${maxTokens} is below the ${err.minTokens} tokens this dialog needs to keep its structure; use --max-tokens ${err.minTokens} or more`,
+      { cause: err },
+    );
+  }
+}
+
+function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>): Produced {
   if (job.mode === 'dialog') {
     const report = fitDialog(dialog, maxTokens, policy);
     return { text: dumpsIpynb(dialog), after: measureDialog(dialog).tokens, note: fitNote(report) };

@@ -150,6 +150,15 @@ describe('code fences that a cut leaves closed', () => {
     expect(insideCode(clean + after, '***')).toEqual([]);
   });
 
+  it('a ``` line indented four columns is indented code, not a fence: a cut adds no fence', () => {
+    const body = Array.from({ length: 80 }, (_, i) => `line ${i} of prose`).join('\n');
+    const text = `Intro.\n\n    \`\`\`\n    an indented code block, not a fence\n\n${body}\n\nend`;
+    const clean = compactText(text, '»', 40, 'clean');
+    expect(clean.split('\n').filter((l) => l.trimStart().startsWith('```'))).toEqual(['    ```']);
+    expect(insideCode(`${clean}\n\n***\n\n§ next §`, '***')).toEqual([]);
+    expect(lenToks(clean)).toBeLessThanOrEqual(40);
+  });
+
   it('a delimiter never shares a line with a fence', () => {
     expect(compactText('```python\ncode\n```\ntext', '»', 100, 'clean')).toBe('»\n```python\ncode\n```\ntext »');
     expect(compactText('text\n```python\ncode\n```', '»', 100, 'clean')).toBe('» text\n```python\ncode\n```\n»');

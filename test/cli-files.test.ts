@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt } from './built-cli.js';
 import { ROOT } from './support.js';
+import { lenToks } from '../src/tokens/index.js';
 
 const DEMO = readFileSync(join(ROOT, 'notebooks', 'demo.ipynb'));
 const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
@@ -163,7 +164,28 @@ describe('a report pipe closed early', () => {
   });
 });
 
+describe('inputs that are devices', () => {
+  it('/dev/zero is refused at once instead of being read without end', () => {
+    const d = dir();
+    const r = cli(['-o', '-', '/dev/zero'], d);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('dlg-compact: /dev/zero: is a device, not a notebook (give - to read standard input)\n');
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('--max-tokens with the dsl strategy', () => {
+  it('a Markdown output, its final newline included, is within the budget', () => {
+    const d = dir({ 'demo.ipynb': readFileSync(join(ROOT, 'notebooks', 'demo.ipynb')) });
+    for (const n of [700, 1000, 1500, 2500]) {
+      const r = cli(['--max-tokens', String(n), '--to', 'md', '-o', `out-${n}.md`, 'demo.ipynb'], d);
+      expect(r.code).toBe(0);
+      const text = readFileSync(join(d, `out-${n}.md`), 'utf8');
+      expect(text.endsWith('\n')).toBe(true);
+      expect(lenToks(text)).toBeLessThanOrEqual(n);
+    }
+  });
+
   it('a budget below the structure fails that file, naming it, the flag and the smallest budget', () => {
     const d = dir({ 'a.ipynb': ONE });
     const r = cli(['--max-tokens', '3', 'a.ipynb'], d);

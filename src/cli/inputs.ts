@@ -51,6 +51,11 @@ export async function expandInputs(args: readonly string[], cwd: string): Promis
       statError = e;
       return null;
     });
+    if (st !== null && (st.isCharacterDevice() || st.isBlockDevice())) {
+      // /dev/zero or a disk would be read without end: only files, pipes and - are read.
+      out.push({ kind: 'error', path: arg, error: `${arg}: is a device, not a notebook (give - to read standard input)` });
+      continue;
+    }
     if (st !== null && !st.isDirectory()) {
       out.push({ kind: 'file', path: arg, abs, rel: basename(arg), literal: true });
       continue;

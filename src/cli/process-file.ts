@@ -14,7 +14,7 @@ import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
 import { flatNotebook, measureFlatDocument } from '../notebook/flat-notebook.js';
 import { measureDialog } from '../dialog/measure.js';
-import type { ClassTokens } from '../tokens/index.js';
+import { type ClassTokens, lenToks } from '../tokens/index.js';
 import type { Dialog } from '../dialog/dialog.js';
 import { seededIds } from '../dialog/ids.js';
 import { planDialogSummary, summarizeDialog, type SummarizeDialogOptions } from '../dialog/summarize.js';
@@ -192,7 +192,13 @@ function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partia
   }
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
-  const { text, report } = fitFlatDocument(dialog, maxTokens, policy, legend ? (body) => wrapFlat(body, source) : undefined);
+  const wrap = legend ? (body: string) => wrapFlat(body, source) : undefined;
+  let { text, report } = fitFlatDocument(dialog, maxTokens, policy, wrap);
+  // A Markdown file ends with a newline, which can add a token: fit one token tighter then.
+  if (job.to === 'md' && text !== '' && maxTokens > 0 && lenToks(`${text}\n`) > maxTokens) {
+    ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap));
+    report = { ...report, maxTokens, tokens: lenToks(`${text}\n`) };
+  }
   // Per-class counts are those of a plain flat rendering; a fit reports the total it reached.
   const after = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: report.tokens };
   const note = fitNote(report);

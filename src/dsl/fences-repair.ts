@@ -31,10 +31,24 @@ function skipBlank(s: string, i: number, end: number): number {
   return i;
 }
 
+/** Columns of leading spaces and tabs of `s[i, end)` (a tab moves to the next multiple of 4). */
+function indentColumns(s: string, i: number, end: number): number {
+  let col = 0;
+  for (; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) col++;
+    else if (c === 9) col += 4 - (col % 4);
+    else break;
+  }
+  return col;
+}
+
 /**
  * The fence state after the line `s[start, end)`, given the state `open` before it: a fence
- * line opens a block outside code and closes a matching one inside (any indentation is
- * accepted, so fences in list items count too).
+ * line opens a block outside code and closes a matching one inside. An opening line indented
+ * by four columns or more is indented code in CommonMark, not a fence, and opens nothing
+ * (fences of list items are indented by at most three columns at the first level); closing
+ * lines may be indented any amount, so a fence of a nested list item still closes.
  */
 function step(s: string, start: number, end: number, open: OpenFence | null): OpenFence | null {
   const i = skipBlank(s, start, end);
@@ -45,6 +59,7 @@ function step(s: string, start: number, end: number, open: OpenFence | null): Op
   const len = j - i;
   if (len < 3) return open;
   if (open === null) {
+    if (indentColumns(s, start, end) >= 4) return null;
     if (ch === BACKTICK && s.slice(j, end).includes('`')) return null; // not a fence: backtick in the info string
     return { ch, len, line: s.slice(i, end) };
   }

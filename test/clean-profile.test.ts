@@ -53,6 +53,14 @@ describe('grapheme-safe cuts', () => {
     expect(lenToks(cleanTruncMid(s, 10))).toBeLessThanOrEqual(10);
   });
 
+  it('a run of flags longer than the segmenting window is cut between flags, never inside one', () => {
+    const s = '🇺🇸🇩🇪🇯🇵'.repeat(200);
+    expect(cleanTruncMid(s, 6)).toBe(' … ');
+    expect(cleanTruncMid(s, 20)).toBe('🇺🇸🇩🇪 … 🇩🇪🇯🇵');
+    expect(cleanTruncMid(s, 33)).toBe('🇺🇸🇩🇪🇯🇵🇺🇸 … 🇺🇸🇩🇪🇯🇵');
+    expect(fencedCode(`x=1\n${s}`, 20, 'clean')).toBe('```python\nx=1\n🇺🇸 … 🇯🇵\n```');
+  });
+
   it('ZWJ sequences, flags and combining marks are kept whole or dropped whole', () => {
     expect(truncToksMid('🇫🇷🇩🇪🇯🇵'.repeat(10), 12)).toBe('🇫🇷� … �🇯🇵');
     expect(cleanTruncMid('🇫🇷🇩🇪🇯🇵'.repeat(10), 12)).toBe('🇫🇷 … 🇯🇵');

@@ -24,7 +24,26 @@ function safeStart(s: string, i: number): number {
     const c = s.charCodeAt(j);
     if ((c >= 0x20 && c < 0x7f) || (c === 10 && s.charCodeAt(j - 1) !== 13)) return j;
   }
-  return lo === 0 ? 0 : lo; // a run of 256 non-ASCII units: segment from there (rare, long clusters aside)
+  if (lo === 0) return 0;
+  // A run of 256 non-ASCII units: segment from there (rare, long clusters aside), but from a
+  // code point's start, and in a run of regional indicators from the first of a pair (flags pair
+  // up counting from the run's start).
+  let k = lo;
+  const low = s.charCodeAt(k);
+  if (low >= 0xdc00 && low <= 0xdfff) k++;
+  if (isRegionalIndicator(s, k)) {
+    let b = k;
+    while (b >= 2 && isRegionalIndicator(s, b - 2)) b -= 2;
+    if (((k - b) / 2) % 2 === 1) k += 2;
+  }
+  return k;
+}
+
+/** Is a regional indicator (U+1F1E6–U+1F1FF, half of a flag) at UTF-16 index `j`? */
+function isRegionalIndicator(s: string, j: number): boolean {
+  if (s.charCodeAt(j) !== 0xd83c) return false;
+  const c = s.charCodeAt(j + 1);
+  return c >= 0xdde6 && c <= 0xddff;
 }
 
 /** Cluster boundaries of `s` around `i`: the boundary at or before `i` and the one at or after. */

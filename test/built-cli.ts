@@ -4,8 +4,8 @@
  * builds before testing, so there this does nothing).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ROOT } from './support.js';
 
 /** The built command. */
@@ -25,4 +25,49 @@ export function ensureBuilt(): void {
     const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
     if (!existsSync(CLI)) throw new Error(`build failed, no ${CLI}:\n${r.stdout}${r.stderr}`);
   }
+}
+
+/** The environment for a run of the command: this process's, without the LLM settings (so no test ever reaches a summariser it did not start). */
+export function cliEnv(): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
+  for (const v of ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY']) delete e[v];
+  return e;
+}
+
+/**
+ * A report line's token figures and file sizes (`5029 → 1795 tokens (64.3% saved), 21 KB → 9 KB`)
+ * as `T`: they belong to the rendering, pinned by its own suites, where a suite tests plumbing.
+ */
+export function tokensT(s: string): string {
+  return s.replace(/\d+ → \d+ tokens \(-?[\d.]+% saved\)(?:, \d+(?:\.\d)? (?:B|KB|MB) → (?:\d+(?:\.\d)? (?:B|KB|MB)|\?))?/g, 'T');
+}
+
+/** One finished run of the built command. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `node dist/cli/main.js --no-progress ...args` in `cwd` with {@link cliEnv} (60 s at most). */
+export function runCli(args: string[], cwd: string, input?: string | Buffer): CliRun {
+  const r = spawnSync(process.execPath, [CLI, '--no-progress', ...args], {
+    cwd,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: cliEnv(),
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Make folder `d` (and its parents) holding `files` (relative names; folders on the way are made). */
+export function writeTree(d: string, files: Record<string, string | Uint8Array>): string {
+  mkdirSync(d, { recursive: true });
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(dirname(join(d, name)), { recursive: true });
+    writeFileSync(join(d, name), body);
+  }
+  return d;
 }

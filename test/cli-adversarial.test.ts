@@ -1,19 +1,8 @@
-/**
- * Adversarial input through the BUILT command (`node dist/cli/main.js`), run in temporary
- * directories: broken and hostile notebooks, odd paths, bad options, zero budgets. What is
- * asserted is the command's promise: exit 1 when a file failed (the others still complete),
- * 2 on usage errors; every failure names its file (and the cell where one is at fault); an
- * input is never written except with `--mode dialog --in-place`, and never when it fails.
- *
- * Like test/cli.test.ts, run alone this file rebuilds dist/ first when a src/*.ts is newer
- * than its output.
- */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from './built-cli.js';
+import { ensureBuilt, runCli, writeTree } from './built-cli.js';
 import { readsIpynb, validateDialog } from '../src/notebook/index.js';
 
 const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
@@ -26,11 +15,8 @@ interface Run {
 }
 
 function cli(args: string[], cwd: string, input?: string | Buffer): Run {
-  const env: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
-  for (const v of ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY']) delete env[v];
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, '--no-progress', ...args], { cwd, input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+  return { ...runCli(args, cwd, input), ms: performance.now() - t0 };
 }
 
 const nb = (cells: unknown[]): string => JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells }, null, 1) + '\n';
@@ -43,10 +29,7 @@ let root: string;
 let n = 0;
 /** A fresh directory under the suite's temporary root, holding `files`. */
 function dir(files: Record<string, string | Uint8Array> = {}): string {
-  const d = join(root, `d${n++}`);
-  mkdirSync(d);
-  for (const [name, body] of Object.entries(files)) writeFileSync(join(d, name), body);
-  return d;
+  return writeTree(join(root, `d${n++}`), files);
 }
 /** Every file's bytes in `d`, by name (to prove nothing was written). */
 function snapshot(d: string): Record<string, string> {

@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from './built-cli.js';
+import { CLI, type CliRun, cliEnv, ensureBuilt, runCli, tokensT, writeTree } from './built-cli.js';
 import { ROOT } from './support.js';
 import { lenToks } from '../src/tokens/index.js';
 
@@ -21,34 +21,18 @@ const nb = (cells: unknown[]): string => JSON.stringify({ nbformat: 4, nbformat_
 /** A dialog of one prompt cell. */
 const ONE = nb([{ cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: 'hi' + SEP + 'hello' }]);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
-  for (const v of ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY']) delete e[v];
-  return e;
-}
-
-/**
- * Token figures of report lines (`5029 → 1849 tokens (63.2% saved)`) become `T`: they belong
- * to the rendering, pinned by its own suites; here the plumbing is tested.
- */
-// the tokens and the file sizes of a report line (`, 21 KB → 9 KB`) become T
-const tokensT = (s: string) => s.replace(/\d+ → \d+ tokens \(-?[\d.]+% saved\)(?:, \d+(?:\.\d)? (?:B|KB|MB) → (?:\d+(?:\.\d)? (?:B|KB|MB)|\?))?/g, 'T');
-
+/** The built command without settings files, its token figures as `T` (see {@link tokensT}). */
 function cli(args: string[], cwd: string): Run {
-  const r = spawnSync(process.execPath, [CLI, '--no-progress', '--no-config', ...args], { cwd, encoding: 'utf8', env: env(), timeout: 60_000 });
-  return { code: r.status, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
+  const r = runCli(['--no-config', ...args], cwd);
+  return { code: r.code, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
 }
 
 /** The same, without blocking this process (for FIFOs read by another child). */
 function cliAsync(args: string[], cwd: string): Promise<Run> {
   return new Promise((done) => {
-    const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', ...args], { cwd, env: env() });
+    const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', ...args], { cwd, env: cliEnv() });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));
@@ -60,13 +44,7 @@ function cliAsync(args: string[], cwd: string): Promise<Run> {
 let root: string;
 let n = 0;
 function dir(files: Record<string, string | Uint8Array> = {}): string {
-  const d = join(root, `d${n++}`);
-  mkdirSync(d);
-  for (const [name, body] of Object.entries(files)) {
-    mkdirSync(join(d, name, '..'), { recursive: true });
-    writeFileSync(join(d, name), body);
-  }
-  return d;
+  return writeTree(join(root, `d${n++}`), files);
 }
 const ls = (d: string) => readdirSync(d).sort();
 
@@ -154,7 +132,7 @@ describe('a report pipe closed early', () => {
     const names = Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}.ipynb`);
     const d = dir(Object.fromEntries(names.map((f) => [f, ONE])));
     const code = await new Promise<number | null>((done) => {
-      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', ...names], { cwd: d, env: env() });
+      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', ...names], { cwd: d, env: cliEnv() });
       // Like `| head -1`: read the first line, then close the pipe.
       p.stdout.once('data', () => p.stdout.destroy());
       p.on('close', (c) => done(c));
@@ -340,7 +318,7 @@ describe('no litter', () => {
     let caught = false;
     for (let attempt = 0; attempt < 5 && !caught; attempt++) {
       const d = dir({ 'x.ipynb': text });
-      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', '--in-place', 'x.ipynb'], { cwd: d, env: env() });
+      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', '--in-place', 'x.ipynb'], { cwd: d, env: cliEnv() });
       const closed = new Promise((r) => p.on('close', r));
       const deadline = Date.now() + 30_000;
       while (Date.now() < deadline && p.exitCode === null) {
@@ -408,7 +386,7 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
     expect(q.stdout).toBe('');
     expect(q.stderr).toBe('dlg-compact: bad.ipynb: not a notebook: the JSON value is a list, not an object\n');
     const e = dir({ 'x.ipynb': DEMO, '.git/HEAD': '', '.dlg-compact.json': '{"asst-toks": 150}' });
-    const v = spawnSync(process.execPath, [CLI, '--no-progress', '-v', 'x.ipynb'], { cwd: e, encoding: 'utf8', env: env() });
+    const v = spawnSync(process.execPath, [CLI, '--no-progress', '-v', 'x.ipynb'], { cwd: e, encoding: 'utf8', env: cliEnv() });
     expect(tokensT(v.stdout)).toBe('x.ipynb: settings from .dlg-compact.json\nx-comp.ipynb: written, 15 messages, T\n');
   });
 

@@ -11,33 +11,22 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from './built-cli.js';
+import { CLI, type CliRun, cliEnv, ensureBuilt, runCli, tokensT, writeTree } from './built-cli.js';
 import { ROOT } from './support.js';
 
 const DEMO = readFileSync(join(ROOT, 'notebooks', 'demo.ipynb'));
 
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, DLG_COMPACT_DEBUG: '' };
-  for (const v of ['DLG_COMPACT_MODEL', 'DLG_COMPACT_BASE_URL', 'DLG_COMPACT_API_KEY', 'OPENAI_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY']) delete e[v];
-  return e;
-}
-// the tokens and the file sizes of a report line (`, 21 KB → 9 KB`) become T
-const tokensT = (s: string) => s.replace(/\d+ → \d+ tokens \(-?[\d.]+% saved\)(?:, \d+(?:\.\d)? (?:B|KB|MB) → (?:\d+(?:\.\d)? (?:B|KB|MB)|\?))?/g, 'T');
-function cli(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [CLI, '--no-progress', ...args], { cwd, encoding: 'utf8', env: env(), timeout: 60_000 });
-  return { code: r.status, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
+function cli(args: string[], cwd: string): CliRun {
+  const r = runCli(args, cwd);
+  return { code: r.code, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
 }
 
 let root: string;
 let n = 0;
 /** A fresh folder holding `files`, with a `.git` folder so that settings are not looked for above it. */
 function repo(files: Record<string, string | Uint8Array> = {}): string {
-  const d = join(root, `r${n++}`);
-  mkdirSync(join(d, '.git'), { recursive: true });
-  for (const [name, body] of Object.entries(files)) {
-    mkdirSync(dirname(join(d, name)), { recursive: true });
-    writeFileSync(join(d, name), body);
-  }
+  const d = writeTree(join(root, `r${n++}`), files);
+  mkdirSync(join(d, '.git'));
   return d;
 }
 
@@ -209,7 +198,7 @@ describe('pre-commit hooks', () => {
 describe('--watch', () => {
   it('keeps outputs up to date as files are saved; reports a broken save and recovers; Ctrl-C exits 0', async () => {
     const d = repo({ 'nbs/a.ipynb': DEMO });
-    const p = spawn(process.execPath, [CLI, '--no-progress', '--watch', 'nbs'], { cwd: d, env: env() });
+    const p = spawn(process.execPath, [CLI, '--no-progress', '--watch', 'nbs'], { cwd: d, env: cliEnv() });
     let out = '';
     let err = '';
     p.stdout.on('data', (c) => (out += c));
@@ -271,7 +260,7 @@ describe('the package', () => {
     const d = isolated();
     try {
       const npm = (args: string[], cwd: string) =>
-        spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...env(), npm_config_update_notifier: 'false' }, timeout: 300_000 });
+        spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...cliEnv(), npm_config_update_notifier: 'false' }, timeout: 300_000 });
       // --ignore-scripts: dist/ is built already (this suite built it); prepack would rebuild it.
       const pack = npm(['pack', '--json', '--ignore-scripts', '--pack-destination', d], ROOT);
       expect(pack.status).toBe(0);
@@ -293,7 +282,7 @@ describe('the package', () => {
       expect(inst.status, inst.stderr).toBe(0);
       expect(inst.stderr).not.toContain('install scripts');
       writeFileSync(join(proj, 'demo.ipynb'), DEMO);
-      const run = spawnSync('npx', ['--no-install', 'dlg-compact', 'demo.ipynb'], { cwd: proj, encoding: 'utf8', env: env() });
+      const run = spawnSync('npx', ['--no-install', 'dlg-compact', 'demo.ipynb'], { cwd: proj, encoding: 'utf8', env: cliEnv() });
       expect(run.stderr).toBe('');
       expect(tokensT(run.stdout)).toBe('demo-comp.ipynb: written, 15 messages, T\n');
       const lib = spawnSync(process.execPath, ['--input-type=module', '-e', "import { dlg2compact } from 'dlg-compact'; console.log(typeof dlg2compact)"], {

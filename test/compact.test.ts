@@ -20,15 +20,9 @@ import { Message } from '../src/dialog/message.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes, validateDialog } from '../src/notebook/index.js';
 import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED, shared } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared, type ConformanceCase } from './support.js';
 
-interface Case {
-  fn: string;
-  args: unknown[];
-  kwargs?: Record<string, unknown>;
-  expected?: unknown;
-  error?: string;
-}
+type Case = ConformanceCase;
 
 const CASES = (parseJson(readFileSync(join(FIXTURES, 'reply.json'), 'utf8')) as Case[]).filter((c) => c.fn === 'compact_reply');
 

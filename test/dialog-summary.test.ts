@@ -6,8 +6,6 @@
  * 127.0.0.1 (success, HTTP 500, timeout, malformed JSON, a summary longer than its input).
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dlg2compact } from '../src/dialog/compact.js';
 import { REPLY_SEPARATOR } from '../src/chat/index.js';
@@ -24,6 +22,7 @@ import { SummarizerError } from '../src/strategies/summarizer-http.js';
 import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
 import { HAVE_SHARED, shared } from './support.js';
+import { completion, startLocalServer, type LocalServer } from './local-server.js';
 
 const TOOL_REPLY =
   'It has ' +
@@ -391,44 +390,23 @@ interface Seen {
 }
 
 describe('httpDialogSummarizer against a local server', () => {
-  let server: Server;
+  let server: LocalServer;
   let base = '';
   const seen: Seen[] = [];
-  const answer = (res: ServerResponse, status: number, body: string): void => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(body);
-  };
-  const completion = (content: string): string => JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] });
-
   beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let data = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (data += c));
-      req.on('end', () => {
-        seen.push({ path: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(data) as Seen['body'] });
-        const mode = (req.url ?? '').split('/')[1];
-        if (mode === 'ok') answer(res, 200, completion('Short summary of the head.'));
-        else if (mode === 'fail') answer(res, 500, '{"error": "boom"}');
-        else if (mode === 'bad') answer(res, 200, '{"choices": [');
-        else if (mode === 'long') answer(res, 200, completion('blah '.repeat(20000)));
-        else if (mode === 'hang')
-          return; // never answers; the client times out
-        else answer(res, 404, '{}');
-      });
+    server = await startLocalServer((path, body, req) => {
+      seen.push({ path, auth: req.headers.authorization, body: body as Seen['body'] });
+      const mode = path.split('/')[1];
+      if (mode === 'ok') return { status: 200, body: completion('Short summary of the head.') };
+      if (mode === 'fail') return { status: 500, body: '{"error": "boom"}' };
+      if (mode === 'bad') return { status: 200, body: '{"choices": [' };
+      if (mode === 'long') return { status: 200, body: completion('blah '.repeat(20000)) };
+      if (mode === 'hang') return null; // never answers; the client times out
+      return { status: 404, body: '{}' };
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    // Bounded: whatever happens, the server stops on its own.
-    setTimeout(() => {
-      server.closeAllConnections();
-      server.close();
-    }, 60_000).unref();
+    base = server.base;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => server.close());
 
   const env = (mode: string): Record<string, string> => ({
     DLG_COMPACT_BASE_URL: `${base}/${mode}/v1`,

@@ -14,7 +14,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { FIXTURES, readText } from './support.js';
+import { FIXTURES, readText, type ConformanceCase } from './support.js';
 import { isLosslessNumber, jsonKeys, parseJson } from '../src/python/index.js';
 import { msgFromJSON, type Msg, type ToolUsePart } from '../src/chat/message.js';
 import { DlgError } from '../src/errors.js';
@@ -34,14 +34,7 @@ import {
 import { CONVERSATION_MARKER, LEGEND, compactBody, compactContent, joinCompacts } from '../src/dsl/continuation.js';
 import { lenToks, truncToksMid } from '../src/tokens/index.js';
 
-interface Case {
-  fn: string;
-  args: unknown[];
-  kwargs: Record<string, unknown>;
-  note: string;
-  expected?: unknown;
-  error?: string;
-}
+type Case = ConformanceCase & { kwargs: Record<string, unknown>; note: string };
 
 const cases = parseJson(readText(join(FIXTURES, 'dsl.json'))) as Case[];
 

@@ -10,19 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { parseJson, pyDumps } from '../src/python/index.js';
 import type { Msg } from '../src/chat/message.js';
 import { REPLY_SEPARATOR, cleanReply, convTools, fmt2hist, hist2fmt, parseToolBlocks, resultText, scanFences } from '../src/chat/index.js';
-import { FIXTURES, HAVE_SHARED, shared, fcParams } from './support.js';
+import { FIXTURES, HAVE_SHARED, shared, fcParams, type ConformanceCase } from './support.js';
 
 /** Canonical text of a JSON-like value (LosslessNumbers keep their lexeme kind, keys their order). */
 const dump = (v: unknown): string => pyDumps(v, { ensureAscii: false });
 
-interface Case {
-  fn: string;
-  args: unknown[];
-  kwargs?: Record<string, unknown>;
-  note?: string;
-  expected?: unknown;
-  error?: string;
-}
+type Case = ConformanceCase;
 
 const CASES = parseJson(readFileSync(join(FIXTURES, 'reply.json'), 'utf8')) as Case[];
 const label = (c: Case, i: number): string => `#${i} ${JSON.stringify(String(c.args[0])).slice(0, 60)}`;

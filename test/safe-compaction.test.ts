@@ -5,9 +5,8 @@
  * 127.0.0.1 plays the summariser), folding of earlier notes, the newest prompt, the index of
  * replaced calls, attachments, and micro-compaction's protected tools and placeholders.
  */
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completion, startLocalServer, type LocalServer } from './local-server.js';
 import { fmt2hist, parseToolBlocks } from '../src/chat/index.js';
 import { compactDialog, compactPrompt, dlg2compact, measureFlat } from '../src/dialog/compact.js';
 import { Dialog } from '../src/dialog/dialog.js';
@@ -363,40 +362,19 @@ describe('summary acceptance', () => {
 // the summariser over HTTP
 
 describe('httpDialogSummarizer answers from a local server', () => {
-  let server: Server;
+  let server: LocalServer;
   let base = '';
-  const completion = (content: string): string => JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] });
   beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let data = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (data += c));
-      req.on('end', () => {
-        const mode = (req.url ?? '').split('/')[1];
-        const sent = (JSON.parse(data) as { messages: Array<{ content: string }> }).messages.map((m) => m.content).join('\n');
-        const body =
-          mode === 'echo'
-            ? completion(sent)
-            : mode === 'error'
-              ? completion('Error generating summary: the model is overloaded')
-              : mode === 'empty'
-                ? completion('')
-                : completion('long '.repeat(50_000));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(body);
-      });
+    server = await startLocalServer((path, body) => {
+      const mode = path.split('/')[1];
+      const sent = (body as { messages: Array<{ content: string }> }).messages.map((m) => m.content).join('\n');
+      const content =
+        mode === 'echo' ? sent : mode === 'error' ? 'Error generating summary: the model is overloaded' : mode === 'empty' ? '' : 'long '.repeat(50_000);
+      return { status: 200, body: completion(content) };
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    setTimeout(() => {
-      server.closeAllConnections();
-      server.close();
-    }, 60_000).unref();
+    base = server.base;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => server.close());
   const summarizer = (mode: string): DialogSummarizer =>
     httpDialogSummarizer({ env: { DLG_COMPACT_BASE_URL: `${base}/${mode}/v1`, DLG_COMPACT_MODEL: 'm', DLG_COMPACT_API_KEY: 'k' } });
 

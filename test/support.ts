@@ -41,3 +41,16 @@ export function thrown(fn: () => unknown): unknown {
 
 /** The seed and run counts of property tests (see fc-seed.ts). */
 export { DEFAULT_FC_SEED, FC_SCALE, FC_SEED, fcParams } from './fc-seed.js';
+
+/**
+ * One case of the reference's conformance files (`dsl.json`, `reply.json`): the reference's
+ * function name, its arguments, and the expected value or the Python error it raised.
+ */
+export interface ConformanceCase {
+  fn: string;
+  args: unknown[];
+  kwargs?: Record<string, unknown>;
+  note?: string;
+  expected?: unknown;
+  error?: string;
+}

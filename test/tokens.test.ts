@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../src/errors.js';
 import { decToks, encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
-import { FIXTURES, fcParams } from './support.js';
+import { FIXTURES, fcParams, type ConformanceCase } from './support.js';
 
 interface TokCase {
   cat: string;
@@ -20,14 +20,7 @@ interface TokCase {
 }
 const TOK = JSON.parse(readFileSync(join(FIXTURES, 'tokens.json'), 'utf8')) as { encoding: string; cases: TokCase[] };
 
-interface DslCase {
-  fn: string;
-  args: unknown[];
-  kwargs: Record<string, unknown>;
-  note: string;
-  expected?: unknown;
-  error?: string;
-}
+type DslCase = ConformanceCase & { kwargs: Record<string, unknown>; note: string };
 const DSL = JSON.parse(readFileSync(join(FIXTURES, 'dsl.json'), 'utf8')) as DslCase[];
 const LEN_CASES = DSL.filter((c) => c.fn === 'len_toks');
 const CUT_CASES = DSL.filter((c) => c.fn === 'trunctoks_mid');

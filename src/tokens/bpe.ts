@@ -98,22 +98,28 @@ function mergeMid(p: Uint8Array, n: number, t: Table, out: number[]): void {
     const r = (key / MID_MAX) | 0;
     const a = key - r * MID_MAX;
     if (pair[a] !== r) continue; // stale: the part changed or was absorbed
-    const b = next[a]!;
-    const c = next[b]!;
-    next[a] = c;
-    if (c < n) prev[c] = a;
-    pair[b] = NONE;
-    const ra = c >= n ? NONE : rankOf(t, p, a, next[c]!);
-    pair[a] = ra;
-    if (ra !== NONE) size = heapInsert(h, size, ra * MID_MAX + a);
+    joinParts(t, p, n, next, prev, pair, a);
+    if (pair[a] !== NONE) size = heapInsert(h, size, pair[a]! * MID_MAX + a);
     const before = prev[a]!;
-    if (before >= 0) {
-      const rb = rankOf(t, p, before, c);
-      pair[before] = rb;
-      if (rb !== NONE) size = heapInsert(h, size, rb * MID_MAX + before);
-    }
+    if (before >= 0 && pair[before] !== NONE) size = heapInsert(h, size, pair[before]! * MID_MAX + before);
   }
   for (let a = 0; a < n; a = next[a]!) out.push(rankOf(t, p, a, next[a]!));
+}
+
+/**
+ * One merge on linked parts (`next`/`prev` starts, `pair` the rank of each part joined with the
+ * next): part `a` absorbs the part after it, and the ranks of `a` and of the part before it are
+ * refreshed (`NONE` where no merge exists). The callers queue the refreshed ranks.
+ */
+function joinParts(t: Table, p: Uint8Array, n: number, next: Int32Array, prev: Int32Array, pair: Int32Array, a: number): void {
+  const b = next[a]!;
+  const c = next[b]!;
+  next[a] = c;
+  if (c < n) prev[c] = a;
+  pair[b] = NONE;
+  pair[a] = c >= n ? NONE : rankOf(t, p, a, next[c]!);
+  const before = prev[a]!;
+  if (before >= 0) pair[before] = rankOf(t, p, before, c);
 }
 
 /** Insert `key` into the binary min-heap `h[0, size)`; returns the new size. */
@@ -293,20 +299,10 @@ function mergeLong(p: Uint8Array, n: number, t: Table, out: number[]): void {
     const r = Math.floor(key / SHIFT);
     const a = key - r * SHIFT;
     if (pair[a] !== r) continue; // stale: the part changed or was absorbed
-    const b = next[a]!;
-    const c = next[b]!;
-    next[a] = c;
-    if (c < n) prev[c] = a;
-    pair[b] = NONE;
-    const ra = c >= n ? NONE : rankOf(t, p, a, next[c]!);
-    pair[a] = ra;
-    if (ra !== NONE) queuePush(ra, a);
+    joinParts(t, p, n, next, prev, pair, a);
+    if (pair[a] !== NONE) queuePush(pair[a]!, a);
     const before = prev[a]!;
-    if (before >= 0) {
-      const rb = rankOf(t, p, before, c);
-      pair[before] = rb;
-      if (rb !== NONE) queuePush(rb, before);
-    }
+    if (before >= 0 && pair[before] !== NONE) queuePush(pair[before]!, before);
   }
   queueReset(0);
   if (heap.length > SCRATCH_KEEP) heap = new Float64Array(1024);

@@ -4,7 +4,9 @@
  * builds before testing, so there this does nothing).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll } from 'vitest';
 import { dirname, join } from 'node:path';
 import { ROOT } from './support.js';
 
@@ -70,4 +72,20 @@ export function writeTree(d: string, files: Record<string, string | Uint8Array>)
     writeFileSync(join(d, name), body);
   }
   return d;
+}
+
+/**
+ * Scratch folders for a suite of the built command: registers a `beforeAll` that builds dist/
+ * when stale and makes a temporary root (named after `prefix`), and an `afterAll` that removes
+ * it. Returns a maker of fresh folders under that root, each holding `files` (see {@link writeTree}).
+ */
+export function scratchFolders(prefix: string): (files?: Record<string, string | Uint8Array>) => string {
+  let root = '';
+  let n = 0;
+  beforeAll(() => {
+    ensureBuilt();
+    root = mkdtempSync(join(tmpdir(), prefix));
+  }, 120_000);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return (files = {}) => writeTree(join(root, `d${n++}`), files);
 }

@@ -1,8 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/**
+ * Adversarial input through the BUILT command (`node dist/cli/main.js`), run in temporary
+ * directories: broken and hostile notebooks, odd paths, bad options, zero budgets. What is
+ * asserted is the command's promise: exit 1 when a file failed (the others still complete),
+ * 2 on usage errors; every failure names its file (and the cell where one is at fault); an
+ * input is never written except with `--mode dialog --in-place`, and never when it fails.
+ *
+ * Like test/cli.test.ts, run alone this file rebuilds dist/ first when a src/*.ts is newer
+ * than its output.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli, writeTree } from './built-cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, scratchFolders } from './built-cli.js';
 import { readsIpynb, validateDialog } from '../src/notebook/index.js';
 
 const SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
@@ -25,24 +34,14 @@ const GOOD = nb([
   { cell_type: 'code', id: 'c1', metadata: {}, source: 'print(1)', outputs: [], execution_count: null },
 ]);
 
-let root: string;
-let n = 0;
 /** A fresh directory under the suite's temporary root, holding `files`. */
-function dir(files: Record<string, string | Uint8Array> = {}): string {
-  return writeTree(join(root, `d${n++}`), files);
-}
+const dir = scratchFolders('dlg-cli-adv-');
 /** Every file's bytes in `d`, by name (to prove nothing was written). */
 function snapshot(d: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of readdirSync(d)) if (statSync(join(d, f)).isFile()) out[f] = readFileSync(join(d, f)).toString('base64');
   return out;
 }
-
-beforeAll(() => {
-  ensureBuilt();
-  root = mkdtempSync(join(tmpdir(), 'dlg-cli-adv-'));
-}, 120_000);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('broken notebooks: each fails with its reason, the others complete, inputs untouched', () => {
   const utf8 = new TextEncoder();

@@ -7,11 +7,10 @@
  * Run alone, this file rebuilds dist/ first when a src/*.ts is newer than its output.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type CliRun, cliEnv, ensureBuilt, runCli, tokensT, writeTree } from './built-cli.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, type CliRun, cliEnv, runCli, scratchFolders, tokensT } from './built-cli.js';
 import { ROOT } from './support.js';
 import { lenToks } from '../src/tokens/index.js';
 
@@ -41,18 +40,8 @@ function cliAsync(args: string[], cwd: string): Promise<Run> {
   });
 }
 
-let root: string;
-let n = 0;
-function dir(files: Record<string, string | Uint8Array> = {}): string {
-  return writeTree(join(root, `d${n++}`), files);
-}
+const dir = scratchFolders('dlg-cli-files-');
 const ls = (d: string) => readdirSync(d).sort();
-
-beforeAll(() => {
-  ensureBuilt();
-  root = mkdtempSync(join(tmpdir(), 'dlg-cli-files-'));
-}, 120_000);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('outputs that are not regular files are written in place, never replaced, never waited on', () => {
   it('a FIFO with a reader gets the document; it stays a FIFO', async () => {
@@ -432,7 +421,7 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
   });
 
   it('--help describes every option', () => {
-    const h = cli(['--help'], root).stdout;
+    const h = cli(['--help'], dir()).stdout;
     for (const flag of ['--output-dir', '--stdout', '--dry-run', '-q, --quiet', '-v, --verbose', '--watch', '--print-config', '--no-config', 'markdown']) {
       expect(h).toContain(flag);
     }

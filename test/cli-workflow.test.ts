@@ -10,8 +10,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type CliRun, cliEnv, ensureBuilt, runCli, tokensT, writeTree } from './built-cli.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, type CliRun, cliEnv, runCli, scratchFolders, tokensT } from './built-cli.js';
 import { ROOT } from './support.js';
 
 const DEMO = readFileSync(join(ROOT, 'notebooks', 'demo.ipynb'));
@@ -21,20 +21,13 @@ function cli(args: string[], cwd: string): CliRun {
   return { code: r.code, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
 }
 
-let root: string;
-let n = 0;
+const folder = scratchFolders('dlg-cli-flow-');
 /** A fresh folder holding `files`, with a `.git` folder so that settings are not looked for above it. */
 function repo(files: Record<string, string | Uint8Array> = {}): string {
-  const d = writeTree(join(root, `r${n++}`), files);
+  const d = folder(files);
   mkdirSync(join(d, '.git'));
   return d;
 }
-
-beforeAll(() => {
-  ensureBuilt();
-  root = mkdtempSync(join(tmpdir(), 'dlg-cli-flow-'));
-}, 120_000);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('settings files', () => {
   it('the nearest of .dlg-compact.json, package.json "dlg-compact", pyproject.toml [tool.dlg-compact] applies to each input', () => {
@@ -164,7 +157,7 @@ describe('pre-commit hooks', () => {
 
   it('each entry, run on the staged notebooks of a temporary git repository as pre-commit runs it', () => {
     if (spawnSync('git', ['--version']).status !== 0) throw new Error('git is needed for this test');
-    const d = join(root, `git${n++}`);
+    const d = folder();
     mkdirSync(join(d, 'nbs'), { recursive: true });
     const git = (...a: string[]) => spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...a], { cwd: d, encoding: 'utf8' });
     expect(git('init', '-q').status).toBe(0);

@@ -124,7 +124,12 @@ function joinParts(t: Table, p: Uint8Array, n: number, next: Int32Array, prev: I
 
 /** Insert `key` into the binary min-heap `h[0, size)`; returns the new size. */
 function heapInsert(h: Int32Array, size: number, key: number): number {
-  let i = size;
+  siftUp(h, size, key);
+  return size + 1;
+}
+
+/** Put `key` at slot `i` of a binary min-heap and move it up to its place. */
+function siftUp(h: Int32Array | Float64Array, i: number, key: number): void {
   while (i > 0) {
     const up = (i - 1) >> 1;
     const k = h[up]!;
@@ -133,7 +138,6 @@ function heapInsert(h: Int32Array, size: number, key: number): number {
     i = up;
   }
   h[i] = key;
-  return size + 1;
 }
 
 const SHIFT = 4294967296; // heap key = rank * 2^32 + part start
@@ -148,16 +152,7 @@ function heapPush(key: number): void {
     bigger.set(heap);
     heap = bigger;
   }
-  const h = heap;
-  let i = heapSize++;
-  while (i > 0) {
-    const up = (i - 1) >> 1;
-    const k = h[up]!;
-    if (k <= key) break;
-    h[i] = k;
-    i = up;
-  }
-  h[i] = key;
+  siftUp(heap, heapSize++, key);
 }
 
 function heapPop(): number {

@@ -22,22 +22,34 @@ const sizeMB = Number(argv[1] ?? 20);
 
 /**
  * Median of `rounds` timed runs after one warm-up run, as CPU time of this process (ms; stable
- * on a shared machine, where wall time also counts other processes) and wall time.
+ * on a shared machine, where wall time also counts other processes) and wall time. With several
+ * functions (this checkout and the one of `--against`), the runs alternate between them, so a
+ * change of load on the machine affects both alike.
  */
-function time(fn, rounds = 5) {
-  fn();
-  const cpu = [];
-  const wall = [];
+function timeAll(fns, rounds = fns.length > 1 ? 6 : 5) {
+  for (const fn of fns) fn();
+  const cpu = fns.map(() => []);
+  const wall = fns.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    fn();
-    wall.push(performance.now() - t0);
-    const c = process.cpuUsage(c0);
-    cpu.push((c.user + c.system) / 1000);
+    // Every other round in reverse order, so neither function always runs after the other.
+    const order = fns.map((_, k) => k);
+    if (i % 2 === 1) order.reverse();
+    for (const k of order) {
+      const fn = fns[k];
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      fn();
+      wall[k].push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      cpu[k].push((c.user + c.system) / 1000);
+    }
   }
   const med = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
-  return { cpu: med(cpu), wall: med(wall) };
+  return fns.map((_, k) => ({ cpu: med(cpu[k]), wall: med(wall[k]) }));
+}
+
+function time(fn, rounds = 5) {
+  return timeAll([fn], rounds)[0];
 }
 
 async function inputs() {
@@ -63,7 +75,7 @@ const tJson = time(() => {
   for (const x of items) JSON.stringify(JSON.parse(decoder.decode(x.bytes)), null, 1);
 });
 
-function measure(L) {
+function tasks(L) {
   const flat = (profile) => () => {
     for (const x of items) L.dumpsIpynb(L.flatNotebook(L.readsIpynbBytes(x.bytes, x.name), { profile }));
   };
@@ -71,26 +83,35 @@ function measure(L) {
     for (const x of items) L.dumpsIpynb(L.compactDialog(L.readsIpynbBytes(x.bytes, x.name), { profile }));
   };
   return {
-    roundtrip: time(() => {
+    roundtrip: () => {
       for (const x of items) L.dumpsIpynb(L.readsIpynbBytes(x.bytes, x.name));
-    }),
-    flatClean: time(flat('clean')),
-    flatRef: time(flat('reference')),
-    dialogClean: time(inPlace('clean')),
-    dialogRef: time(inPlace('reference')),
+    },
+    flatClean: flat('clean'),
+    flatRef: flat('reference'),
+    dialogClean: inPlace('clean'),
+    dialogRef: inPlace('reference'),
   };
 }
-const mine = measure(lib);
-const theirs = other ? measure(other) : null;
+const mineTasks = tasks(lib);
+const theirTasks = other ? tasks(other) : null;
+const mine = {};
+const theirs = other ? {} : null;
+for (const key of Object.keys(mineTasks)) {
+  const [a, b] = timeAll(theirTasks ? [mineTasks[key], theirTasks[key]] : [mineTasks[key]]);
+  mine[key] = a;
+  if (theirs) theirs[key] = b;
+}
 const mb = (totalBytes / 1e6).toFixed(1);
 const row = (label, key, target) => {
   const t = mine[key];
   let line = `${label.padEnd(46)} cpu ${t.cpu.toFixed(0).padStart(6)} ms  wall ${t.wall.toFixed(0).padStart(6)} ms  ${(t.cpu / tJson.cpu).toFixed(2).padStart(5)}x the JSON floor`;
   if (target) line += ` (target <= ${target}x)`;
-  if (theirs) line += `; ${against}: ${(theirs[key].cpu / tJson.cpu).toFixed(2)}x`;
+  if (theirs) line += `; ${against}: ${(theirs[key].cpu / tJson.cpu).toFixed(2)}x (this / that ${(t.cpu / theirs[key].cpu).toFixed(2)})`;
   console.log(line);
 };
-console.log(`${which}: ${items.length} dialog(s), ${mb} MB; ratios of CPU time, medians of 5 warm runs`);
+console.log(
+  `${which}: ${items.length} dialog(s), ${mb} MB; ratios of CPU time, medians of ${other ? '6 warm runs alternating between the two checkouts' : '5 warm runs'}`,
+);
 console.log(
   `${'UTF-8 decode + JSON.parse + stringify'.padEnd(46)} cpu ${tJson.cpu.toFixed(0).padStart(6)} ms  wall ${tJson.wall.toFixed(0).padStart(6)} ms   1.00x the JSON floor`,
 );

@@ -3,13 +3,20 @@
 // prose / CJK ratio of MB/s); the time of
 // truncToksMid(5 MB base64, 35); and the first lenToks call (which decodes the rank table).
 // Times are the best of several runs (wall clock); tokens/s is from lenToks.
-// Usage: node scripts/bench-tokens.mjs [--json]
+// With `--against DIR` (the root of another built checkout) the lenToks rates are also timed
+// there, in the same process with runs alternating, and printed as a ratio (this / that).
+// Usage: node scripts/bench-tokens.mjs [--json] [--against DIR]
+import { join, resolve } from 'node:path';
+
 const t0 = performance.now();
 const tok = await import('../dist/tokens/index.js');
 const importMs = performance.now() - t0;
 const { encToks, lenToks, truncToksMid, fitsToks } = tok;
 
 const asJson = process.argv.includes('--json');
+const againstAt = process.argv.indexOf('--against');
+const against = againstAt >= 0 ? resolve(process.argv[againstAt + 1]) : null;
+const other = against ? await import(join(against, 'dist', 'tokens', 'index.js')) : null;
 const results = { importMs: round(importMs) };
 function round(x) {
   return Math.round(x * 10) / 10;
@@ -109,7 +116,23 @@ function best(reps, f) {
 function rate(name, s, reps) {
   encToks(s); // warm once (JIT, piece cache) as a long-running caller would be
   const [encMs, n] = best(reps, () => encToks(s).length);
-  const [lenMs, m] = best(reps, () => lenToks(s));
+  let lenMs;
+  let m;
+  let thatMs;
+  if (other) {
+    other.encToks(s);
+    // Alternate the two checkouts run by run, so a change of load on the machine affects both.
+    lenMs = Infinity;
+    thatMs = Infinity;
+    for (let r = 0; r < reps + 2; r++) {
+      const [a, out] = best(1, () => lenToks(s));
+      const [b, theirs] = best(1, () => other.lenToks(s));
+      if (theirs !== out) throw new Error(`${name}: lenToks ${out} here, ${theirs} in ${against}`);
+      lenMs = Math.min(lenMs, a);
+      thatMs = Math.min(thatMs, b);
+      m = out;
+    }
+  } else [lenMs, m] = best(reps, () => lenToks(s));
   if (m !== n) throw new Error(`${name}: lenToks ${m} != encToks length ${n}`);
   const bytes = new TextEncoder().encode(s).length;
   results[name] = {
@@ -121,6 +144,7 @@ function rate(name, s, reps) {
     tokensPerSec: Math.round(n / (lenMs / 1000)),
     mbPerSec: round(bytes / 1e6 / (lenMs / 1000)),
   };
+  if (other) Object.assign(results[name], { againstLenToksMs: round(thatMs), againstMbPerSec: round(bytes / 1e6 / (thatMs / 1000)) });
 }
 
 const P = prose(1_000_000);
@@ -151,11 +175,14 @@ if (asJson) {
     const r = results[k];
     console.log(
       `${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +
-        `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s  ${r.mbPerSec} MB/s`,
+        `lenToks ${String(r.lenToksMs).padStart(7)} ms  ${(r.tokensPerSec / 1e6).toFixed(2)} M tokens/s  ${r.mbPerSec} MB/s` +
+        (other ? `; ${against}: ${r.againstLenToksMs} ms (this / that ${(r.lenToksMs / r.againstLenToksMs).toFixed(2)})` : ''),
     );
   }
   const cjkRatio = results.prose1MB.mbPerSec / results.cjk1MB.mbPerSec;
-  console.log(`prose / CJK throughput (MB/s): ${cjkRatio.toFixed(2)}x (target <= 1.5x)`);
+  let ratioLine = `prose / CJK throughput (MB/s): ${cjkRatio.toFixed(2)}x (target <= 1.5x)`;
+  if (other) ratioLine += `; ${against}: ${(results.prose1MB.againstMbPerSec / results.cjk1MB.againstMbPerSec).toFixed(2)}x`;
+  console.log(ratioLine);
   console.log(
     `200 KB of one letter counted in ${results.a200KB.lenToksMs} ms, the 5 MB base64 line in ${results.base64_5MB.lenToksMs} ms (target: well under a second)`,
   );

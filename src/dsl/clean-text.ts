@@ -3,7 +3,8 @@
  * (`graphemes.ts`) whose seams and ends leave no code fence open or orphaned
  * (`fences-repair.ts`), and delimiters (`§`, `»`) that never sit on a fence's line.
  */
-import { fitsToks, lenToks } from '../tokens/index.js';
+import { lenToks } from '../tokens/index.js';
+import { fitLike, lenToksLike, noteCount } from '../tokens/splice.js';
 import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
 import { closeOpenFence, joinCut, lastLineLooksLikeFence, looksLikeFence, openFenceAtEnd } from './fences-repair.js';
 
@@ -35,8 +36,11 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   const pre = mark === null ? '' : mark + (looksLikeFence(text) ? '\n' : ' ');
   const suf = (t: string): string => (mark === null ? '' : (lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
   const whole = opts.balance ? closeOpenFence(text) : text;
-  const full = pre + whole + suf(whole);
-  if (fitsToks(full, maxToks)) return full;
+  const close = suf(whole);
+  const full = pre + whole + close;
+  // Counts of texts made from `text` come from its encoded pieces and the seams (splice.ts).
+  const fits = fitLike(text, whole, maxToks, pre, close);
+  if (fits !== null) return fits;
   const markToks = lenToks(CUT_MARK);
   const fixed = lenToks(pre) + (mark === null ? 0 : lenToks(` ${mark}`));
   let b = maxToks - fixed;
@@ -50,9 +54,13 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     }
     if (spans.head === 0 && spans.tail === text.length) break;
     const body = closeOpenFence(joinCut(text, spans.head, spans.tail));
-    const out = pre + body + suf(body);
-    const n = lenToks(out);
-    if (n <= maxToks) return out;
+    const end = suf(body);
+    const n = lenToksLike(text, body, Number.MAX_SAFE_INTEGER, pre, end);
+    if (n <= maxToks) {
+      const out = pre + body + end;
+      noteCount(out, n); // compacting the result again counts it once more
+      return out;
+    }
     b -= Math.max(1, n - maxToks);
   }
   // No room for text beside the delimiters: the plain grapheme-safe cut, if it leaves no fence open.

@@ -7,6 +7,7 @@
  * budget.
  */
 import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
+import { spliceFits } from '../tokens/splice.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -50,6 +51,10 @@ function isRegionalIndicator(s: string, j: number): boolean {
 function around(s: string, i: number): [number, number] {
   if (i <= 0) return [0, 0];
   if (i >= s.length) return [s.length, s.length];
+  // A cluster starts before a printable ASCII character, and before a line feed that follows
+  // no carriage return (as safeStart assumes): no need to segment.
+  const c = s.charCodeAt(i);
+  if ((c >= 0x20 && c < 0x7f) || (c === 10 && s.charCodeAt(i - 1) !== 13)) return [i, i];
   const start = safeStart(s, i);
   const end = Math.min(s.length, i + WINDOW);
   // Segment a window only: the boundaries inside it do not depend on text outside, given
@@ -109,7 +114,8 @@ export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k
     let tail = s.length - commonSuffix(ref, s, Math.max(0, ref.length - head - mark.length));
     head = graphemeFloor(s, head);
     tail = Math.max(head, graphemeCeil(s, tail));
-    if (fitsToks(s.slice(0, head) + mark + s.slice(tail), maxToks)) return { head, tail };
+    // The joined text counted from the pieces of s already encoded: only its seams are encoded.
+    if (spliceFits(s, head, mark, tail, maxToks)) return { head, tail };
   }
   return { head: 0, tail: s.length };
 }

@@ -18,9 +18,33 @@ function isB64(c: number): boolean {
 
 /** Decoded size of base64 text: 3 bytes per 4 base64 characters (whitespace and `=` not counted). */
 export function base64Size(s: string): number {
+  return base64SizeAt(s, 0, s.length);
+}
+
+/** {@link base64Size} of `s.slice(a, b)`, without the slice. */
+function base64SizeAt(s: string, a: number, b: number): number {
   let n = 0;
-  for (let i = 0; i < s.length; i++) if (isB64(s.charCodeAt(i))) n++;
+  for (let i = a; i < b; i++) if (isB64(s.charCodeAt(i))) n++;
   return Math.floor((n * 3) / 4);
+}
+
+/** Base64 characters and `=` (the characters of one line of a run), by code unit below 128. */
+const RUN_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) RUN_CHAR[c] = isB64(c) || c === 61 ? 1 : 0;
+
+/**
+ * Whether `s` holds `len` consecutive base64 characters or `=`: a run that {@link runEnd} can
+ * stretch to {@link BASE64_RUN} characters starts with a line at least this long.
+ */
+function hasRunOf(s: string, len: number): boolean {
+  let k = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128 && RUN_CHAR[c] === 1) {
+      if (++k >= len) return true;
+    } else k = 0;
+  }
+  return false;
 }
 
 /** UTF-8 length of a string. */
@@ -106,7 +130,9 @@ const DATA_URI = /data:([a-z]+\/[a-z0-9.+-]+)?[^,\s"')]{0,200}?(;base64)?,/giy;
  * `[base64 size]`. Shorter runs stay. Linear time.
  */
 export function markBinaryRuns(s: string): string {
-  if (s.length < BASE64_RUN) return s;
+  // A run this long starts with an unbroken line of WRAPPED_LINE characters (runEnd): without
+  // one there is nothing to mark.
+  if (s.length < BASE64_RUN || !hasRunOf(s, WRAPPED_LINE)) return s;
   const out: string[] = [];
   let last = 0;
   let i = 0;
@@ -139,7 +165,7 @@ export function markBinaryRuns(s: string): string {
               label = alt;
             }
           }
-          out.push(s.slice(last, from), mediaMarker(mime, base64Size(s.slice(p, e)), label));
+          out.push(s.slice(last, from), mediaMarker(mime, base64SizeAt(s, p, e), label));
           last = i = to;
           continue;
         }
@@ -147,7 +173,7 @@ export function markBinaryRuns(s: string): string {
     }
     const e = runEnd(s, i);
     if (e - i >= BASE64_RUN && mixed(s, i, e)) {
-      out.push(s.slice(last, i), mediaMarker('base64', base64Size(s.slice(i, e))));
+      out.push(s.slice(last, i), mediaMarker('base64', base64SizeAt(s, i, e)));
       last = e;
     }
     i = Math.max(e, i + 1);

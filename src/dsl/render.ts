@@ -18,6 +18,7 @@ import { BudgetError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolUsePart } from '../chat/message.js';
 import { cpLen, jsonKeys, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
+import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
 import { cleanMidCuts, cleanTruncMid } from './graphemes.js';
 import { cleanProse } from './clean-text.js';
@@ -140,12 +141,18 @@ export function dropDocState(s: string): string {
 
 const KEEP = '\u{1D341}'; // 𝍁
 
-/** A result's text before its cut, for the last inputs seen (a fit renders each result at many budgets). */
-const RESULT_PREP = new Map<string, { t: string; keep: boolean; res: string }>();
+type PreparedResult = { t: string; keep: boolean; res: string };
 
-function preparedResult(s: string, profile: Profile): { t: string; keep: boolean; res: string } {
-  const k = profile + s;
-  const hit = RESULT_PREP.get(k);
+/**
+ * A result's text before its cut, for the last long inputs seen (a fit renders each result at
+ * many budgets), one map per profile keyed by the text itself (a string keeps its hash, where a
+ * key built by concatenation would be flattened and hashed again on every lookup).
+ */
+const RESULT_PREP: Record<Profile, Map<string, PreparedResult>> = { clean: new Map(), reference: new Map() };
+
+function preparedResult(s: string, profile: Profile): PreparedResult {
+  const cache = s.length >= 4096 ? RESULT_PREP[profile] : undefined;
+  const hit = cache?.get(s);
   if (hit !== undefined) return hit;
   let t = pyStrip(dropDocState(s));
   const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
@@ -153,9 +160,9 @@ function preparedResult(s: string, profile: Profile): { t: string; keep: boolean
   if (profile === 'clean') t = markBinaryRuns(t);
   const text = joinLines(t);
   const out = { t, keep, res: text ? `> ${text}` : '>' };
-  if (s.length >= 4096) {
-    if (RESULT_PREP.size >= 64) RESULT_PREP.clear();
-    RESULT_PREP.set(k, out);
+  if (cache !== undefined) {
+    if (cache.size >= 64) cache.clear();
+    cache.set(s, out);
   }
   return out;
 }
@@ -235,7 +242,8 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   const pre = `${fence}python\n`;
   const suf = `\n${fence}`;
   const full = pre + body + suf;
-  if (fitsToks(full, maxToks)) return full;
+  // Counted from the pieces of the body (which the cuts below share), not encoded afresh.
+  if (spliceFits(body, body.length, '', body.length, maxToks, pre, suf)) return full;
   if (!fitsToks(pre + suf, maxToks)) {
     throw new BudgetError(`fencedCode: a budget of ${maxToks} tokens is too small for a fenced block (the empty fence needs ${lenToks(pre + suf)})`);
   }
@@ -246,8 +254,9 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   let k = fits ? lenToks(body) : maxToks;
   const cut = profile === 'clean' ? cleanMidCuts(body, k) : fits ? (j: number): string => truncToksMid(body, j) : midCuts(body, k);
   for (; k > 0; k--) {
-    const block = pre + cut(k) + suf;
-    if (fitsToks(block, maxToks)) return block;
+    const c = cut(k);
+    // A cut keeps the body's start and end: counted from the body's pieces and its seams.
+    if (fitsToksLike(body, c, maxToks, pre, suf)) return pre + c + suf;
   }
   return pre + suf;
 }

@@ -7,7 +7,7 @@
  * for giant pieces.
  * Merged pieces are cached. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
  */
-import { NONE, hashBytes, probe, rankOf, type Table } from './ranks.js';
+import { NONE, hashBytes, probe, rankOf, shortGet, type Table } from './ranks.js';
 import { pieceEnd } from './pretokenize.js';
 
 /** Pieces of at most this many bytes use the quadratic loop; longer ones a heap merge. */
@@ -372,12 +372,22 @@ export function encodePiece(s: string, start: number, end: number, t: Table, out
     if (pieceBytes.length > SCRATCH_KEEP) pieceBytes = new Uint8Array(1024); // don't hold megabytes
     return ids.length - before;
   }
-  const h = hashBytes(p, 0, n);
-  const whole = n === 1 ? t.byte1[p[0]!]! : n === 2 ? t.pair2[(p[0]! << 8) | p[1]!]! : probe(t, p, 0, n, h);
+  // Whole-token lookup: pieces of up to 4 bytes in their own tables (one memory access, no hash).
+  let h = 0;
+  let whole: number;
+  if (n === 1) whole = t.byte1[p[0]!]!;
+  else if (n === 2) whole = t.pair2[(p[0]! << 8) | p[1]!]!;
+  else if (n === 3) whole = shortGet(t.short3, (p[0]! << 16) | (p[1]! << 8) | p[2]!);
+  else if (n === 4) whole = shortGet(t.short4, (p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!);
+  else {
+    h = hashBytes(p, 0, n);
+    whole = probe(t, p, 0, n, h);
+  }
   if (whole !== NONE) {
     if (out) out.push(whole);
     return 1;
   }
+  if (n <= 4) h = hashBytes(p, 0, n);
   const slot = (h >>> 20) & (CACHE_SLOTS - 1);
   const units = end - start;
   const key = cacheKeys[slot];

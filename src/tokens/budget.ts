@@ -1,11 +1,13 @@
 /**
  * Token budgets over o200k_base (SPEC §2, §3): whether a text fits a budget
  * ({@link fitsToks}) and the reference's middle cut `trunctoks_mid` ({@link truncToksMid},
- * {@link midCuts}). Only the pieces needed are merged: pieces from the front until the budget
- * is decided (a piece of k bytes yields 1..k tokens, which lets merges be skipped), and for a
- * middle cut the tail pieces from a resynchronisation point near the end (`resync.ts`), never
- * the whole text. The exception is one giant piece (megabytes of one letter), whose head
- * tokens need its whole merge, O(k log k). Budgets are tokens; string lengths UTF-16 units.
+ * {@link midCuts}). Only the pieces needed are merged: pieces from the front until half the
+ * budget (all a cut's head needs), then the tail pieces from a resynchronisation point near
+ * the end (`resync.ts`), which a cut needs too and which often settle the budget already (the
+ * two together are a lower bound of the count); the front goes on only when they do not (a
+ * piece of k bytes yields 1..k tokens, which lets merges be skipped). Never the whole text,
+ * except for one giant piece (megabytes of one letter), whose head tokens need its whole
+ * merge, O(k log k). Budgets are tokens; string lengths UTF-16 units.
  */
 import { InvalidArgumentError } from '../errors.js';
 import { encodePiece } from './bpe.js';
@@ -13,7 +15,7 @@ import { checkText, decodeLists, encToks } from './encode.js';
 import { pieceEnd } from './pretokenize.js';
 import { tbl, type Table } from './ranks.js';
 import { syncPoint } from './resync.js';
-import { FRONT_MAX_IDS, frontOf, type Front } from './fronts.js';
+import { FRONT_MAX_IDS, frontOf, knownCount, noteCount, privateFront, type Front, type PieceRecord } from './fronts.js';
 
 function checkBudget(n: unknown, where: string): asserts n is number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
@@ -46,15 +48,17 @@ export function utf8Within(s: string, limit: number): number {
 }
 
 /** Whether `s` (of `n` UTF-16 units) fits `maxToks` tokens by its length alone (no encoding). */
-function fitsByLength(s: string, n: number, maxToks: number): boolean {
+export function fitsByLength(s: string, n: number, maxToks: number): boolean {
   return 3 * n <= maxToks || (n <= maxToks && utf8Within(s, maxToks) <= maxToks);
 }
 
 /**
  * Whether `lenToks(s) <= maxToks`, decided with as little work as possible: a string of
  * at most `maxToks / 3` UTF-16 units always fits (a unit is at most 3 UTF-8 bytes, a token
- * at least one byte); otherwise pieces are merged from the front only until the count
- * exceeds `maxToks` or the rest provably fits. Cost is O(maxToks) pieces when `s` does not fit.
+ * at least one byte); a text just counted is looked up; otherwise pieces are merged from the
+ * front until half the budget, then from the end (see the module comment), and from the front
+ * again only until the count exceeds `maxToks` or the rest provably fits. Cost is O(maxToks)
+ * pieces when `s` does not fit.
  * @param s the text.
  * @param maxToks budget in tokens (an integer; a negative budget never fits).
  * @returns true when `s` has at most `maxToks` tokens.
@@ -67,42 +71,100 @@ export function fitsToks(s: string, maxToks: number): boolean {
   if (maxToks < 0) return false;
   const n = s.length;
   if (fitsByLength(s, n, maxToks)) return true;
+  const known = knownCount(s);
+  if (known >= 0) return known <= maxToks;
   const t = tbl();
   // Huge budgets count into a private front rather than keep megabytes of ids.
-  const f: Front = maxToks > FRONT_MAX_IDS ? { s, ids: [], pos: 0, tail: undefined } : frontOf(s);
+  const f: Front = maxToks > FRONT_MAX_IDS ? privateFront(s) : frontOf(s);
   const ids = f.ids;
-  if (ids.length > maxToks) return false;
+  if (ids.length > maxToks || f.over >= maxToks) return false;
+  let tried = false;
   for (let pos = f.pos; pos < n; ) {
     if (ids.length + 3 * (n - pos) <= maxToks) return true;
+    if (!tried && ids.length > Math.floor(maxToks / 2) && n - pos > ENDS_FROM) {
+      // Half the budget in the front (all a cut needs): the end may settle it now.
+      tried = true;
+      const d = decideByEnds(f, maxToks, t);
+      if (d >= 0) return d === 0;
+    }
     const end = pieceEnd(s, pos);
     if (ids.length + minTokens(end - pos, t) > maxToks) return false;
     encodePiece(s, pos, end, t, ids);
     f.pos = pos = end;
+    f.ends.push(end);
+    f.cums.push(ids.length);
     if (ids.length > maxToks) return false;
   }
   return true;
 }
 
+/** Texts with fewer units than this after the front are not decided by {@link decideByEnds}. */
+export const ENDS_FROM = 64;
+
+/**
+ * The pieces of the end of `f.s` from a resynchronisation point at or after the front's end,
+ * encoded for a budget of `maxToks` if not known yet (`tailIds`, whose last ids are kept as
+ * `f.tail` for a cut). The front's ids plus the record's are a lower bound of the text's count
+ * (kept as `f.over`), and its count when the record starts where the front ends.
+ */
+export function endRecord(f: Front, maxToks: number, t: Table): PieceRecord {
+  let rec = f.rec;
+  if (rec === undefined || rec.from < f.pos) {
+    f.tail = tailIds(f, f.pos, f.ids, f.ids.length, Math.floor(maxToks / 2) + 1, t);
+    rec = f.rec!;
+  }
+  const lower = f.ids.length + (rec.cums.length > 0 ? rec.cums[rec.cums.length - 1]! : 0);
+  if (lower - 1 > f.over) f.over = lower - 1;
+  return rec;
+}
+
+/**
+ * Decide whether `f.s` has more than `maxToks` tokens without encoding its middle, from the
+ * front and the end ({@link endRecord}).
+ * @returns 1 when the text has more than `maxToks` tokens, 0 when it has at most `maxToks`
+ *   (counted, and remembered by `noteCount`), -1 when undecided.
+ */
+function decideByEnds(f: Front, maxToks: number, t: Table): number {
+  if (f.over >= maxToks) return 1;
+  const rec = endRecord(f, maxToks, t);
+  if (f.over >= maxToks) return 1;
+  if (rec.from !== f.pos) return -1;
+  // The record starts where the front ends: together they are the whole encoding.
+  noteCount(f.s, f.ids.length + (rec.cums.length > 0 ? rec.cums[rec.cums.length - 1]! : 0));
+  return 0;
+}
+
 /**
  * The last `b` ids of the encoding of `s`, given that the ids of `s[0, q)` are `front` and
- * `q` is a piece boundary. Starts from a resynchronisation point near the end and widens
- * the window geometrically; falls back to `q` (so at most O(n) work overall).
+ * `q` is a piece boundary. Starts from a resynchronisation point near the end, in a window
+ * sized by the front's units per token (a quarter more, so one window usually holds enough),
+ * and widens it geometrically; falls back to `q` (so at most O(n) work overall). The pieces
+ * encoded from the point are recorded on `f` (`PieceRecord`), for counts of splices of `s`.
  */
-function tailIds(s: string, q: number, front: readonly number[], flen: number, b: number, t: Table): number[] {
+function tailIds(f: Front, q: number, front: readonly number[], flen: number, b: number, t: Table): number[] {
+  const s = f.s;
   const n = s.length;
-  for (let win = Math.max(64, 8 * b); ; win *= 2) {
+  const perTok = flen > 0 ? q / flen : 4;
+  for (let win = Math.max(64, Math.ceil(1.25 * perTok * b) + 32); ; win *= 2) {
     const lo = n - win;
     const p = lo <= q ? q : syncPoint(s, lo, q);
     if (p < 0) continue;
     // Encode [p, n) keeping only a bounded suffix of ids.
     const ids: number[] = p === q ? front.slice(Math.max(0, flen - b), flen) : [];
+    const rec: PieceRecord = { from: p, ends: [], cums: [] };
+    let count = 0;
     for (let pos = p; pos < n; ) {
       const end = pieceEnd(s, pos);
-      encodePiece(s, pos, end, t, ids);
+      count += encodePiece(s, pos, end, t, ids);
       pos = end;
+      rec.ends.push(end);
+      rec.cums.push(count);
       if (ids.length > 4 * b + 4096) ids.splice(0, ids.length - b);
     }
-    if (ids.length >= b || p === q) return ids.slice(Math.max(0, ids.length - b));
+    if (ids.length >= b || p === q) {
+      f.rec = rec;
+      return ids.slice(Math.max(0, ids.length - b));
+    }
   }
 }
 
@@ -158,17 +220,33 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k:
   if (maxToks <= 0) return () => '';
   const n = s.length;
   if (oneBudget && fitsByLength(s, n, maxToks)) return whole;
+  if (oneBudget) {
+    const known = knownCount(s);
+    if (known >= 0 && known <= maxToks) return whole;
+  }
   const t = tbl();
-  const f: Front = maxToks > FRONT_MAX_IDS ? { s, ids: [], pos: 0, tail: undefined } : frontOf(s);
+  const f: Front = maxToks > FRONT_MAX_IDS ? privateFront(s) : frontOf(s);
   const front = f.ids;
   let pos = f.pos;
-  while (pos < n && front.length <= maxToks) {
+  let tried = false;
+  const half = Math.floor(maxToks / 2);
+  while (pos < n && front.length <= maxToks && !(f.over >= maxToks && front.length > half)) {
+    if (!tried && front.length > half && n - pos > ENDS_FROM) {
+      // The head has enough ids once front.length >= maxToks / 2 + 1: stop when the end shows
+      // that the text does not fit.
+      tried = true;
+      const d = decideByEnds(f, maxToks, t);
+      if (d === 1) break;
+      if (d === 0 && oneBudget) return whole; // counted: it fits
+    }
     const end = pieceEnd(s, pos);
     // A huge piece that alone overflows the budget need not be merged here: the head
     // already has enough ids once front.length >= maxToks / 2 + 1 >= ceil(n/2).
     if (front.length > maxToks >> 1 && front.length + minTokens(end - pos, t) > maxToks) break;
     encodePiece(s, pos, end, t, front);
     f.pos = pos = end;
+    f.ends.push(end);
+    f.cums.push(front.length);
   }
   // The ids of s[0, pos) as of now (the shared front may grow later).
   const flen = front.length;
@@ -181,7 +259,7 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k:
     if (complete) return front.slice(Math.max(0, flen - bMax), flen);
     const known = f.tail;
     if (known && known.length >= bMax) return known;
-    const fresh = tailIds(s, pos, front, flen, bMax, t);
+    const fresh = tailIds(f, pos, front, flen, bMax, t);
     if (fresh.length >= bMax) f.tail = fresh;
     return fresh;
   };

@@ -1,7 +1,9 @@
 /**
  * The encoded fronts of recently budgeted texts, shared by the fit check, the count and the
  * middle cut of one text (`budget.ts`, `encode.ts`), so that `fitsToks(s, k)` followed by
- * `truncToksMid(s, k)` or `lenToks(s)` encodes the head of `s` once.
+ * `truncToksMid(s, k)` or `lenToks(s)` encodes the head of `s` once; with each front, where its
+ * pieces end and the pieces of its text's end, from which `splice.ts` counts cuts of the text;
+ * and the counts of a few texts just made, which are often counted again.
  */
 import { encodePiece } from './bpe.js';
 import { pieceEnd } from './pretokenize.js';
@@ -21,6 +23,28 @@ export interface Front {
   ids: number[];
   pos: number;
   tail: number[] | undefined;
+  /** End of each piece encoded into `ids`, and `ids.length` after it (`splice.ts` counts from them). */
+  ends: number[];
+  cums: number[];
+  /** Piece ends and counts of the text's end, from a resynchronisation point (`splice.ts`). */
+  rec: PieceRecord | undefined;
+  /** The text is known to have more tokens than this (-1: nothing known). */
+  over: number;
+}
+
+/**
+ * The pieces of `s[from, s.length)`, `from` a resynchronisation point: the end of each piece
+ * and the token count from `from` to it.
+ */
+export interface PieceRecord {
+  from: number;
+  ends: number[];
+  cums: number[];
+}
+
+/** A front of `s` that no one else shares (budgets above {@link FRONT_MAX_IDS}). */
+export function privateFront(s: string): Front {
+  return { s, ids: [], pos: 0, tail: undefined, ends: [], cums: [], rec: undefined, over: -1 };
 }
 const FRONTS: Front[] = [];
 const FRONTS_KEPT = 4;
@@ -34,20 +58,51 @@ export function frontFind(s: string): Front | undefined {
 export function frontOf(s: string): Front {
   const known = frontFind(s);
   if (known) return known;
-  const f: Front = { s, ids: [], pos: 0, tail: undefined };
+  const f = privateFront(s);
   FRONTS[frontNext] = f;
   frontNext = (frontNext + 1) % FRONTS_KEPT;
   return f;
 }
 
-/** Forget the encoded fronts (test hook, with the piece cache). */
+/**
+ * Token counts of recently made texts that are likely to be counted again (a cut that a caller
+ * checks once more, a rendering compacted a second time to confirm its fixed point), so that
+ * the second count is a lookup. Only texts of at least {@link COUNT_MIN_UNITS} units are kept.
+ */
+const COUNTS: Array<{ s: string; n: number }> = [];
+const COUNTS_KEPT = 8;
+const COUNT_MIN_UNITS = 64;
+let countNext = 0;
+
+/** Remember that `s` has `n` tokens (`n` must be its exact count). */
+export function noteCount(s: string, n: number): void {
+  if (s.length < COUNT_MIN_UNITS) return;
+  COUNTS[countNext] = { s, n };
+  countNext = (countNext + 1) % COUNTS_KEPT;
+}
+
+/** The remembered token count of `s`, or -1. */
+export function knownCount(s: string): number {
+  if (s.length < COUNT_MIN_UNITS) return -1;
+  for (let i = 0; i < COUNTS.length; i++) {
+    const e = COUNTS[i]!;
+    if (e.s.length === s.length && e.s === s) return e.n;
+  }
+  return -1;
+}
+
+/** Forget the encoded fronts and the remembered counts (test hook, with the piece cache). */
 export function clearFronts(): void {
   FRONTS.length = 0;
   frontNext = 0;
+  COUNTS.length = 0;
+  countNext = 0;
 }
 
 /** Tokens of `s` continuing from what a budget check already encoded (`lenToks` uses this). */
 export function countFrom(s: string, t: Table): number {
+  const known = knownCount(s);
+  if (known >= 0) return known;
   const f = frontFind(s);
   let count = f ? f.ids.length : 0;
   for (let pos = f ? f.pos : 0; pos < s.length; ) {

@@ -17,7 +17,10 @@ export interface Table {
   readonly offs: Int32Array;
   /** byte length of rank r, 0 when r is not an ordinary token */
   readonly lens: Int32Array;
-  /** hash slots holding rank + 1 (0 = empty); size a power of two */
+  /**
+   * hash slots holding rank + 1 in the low 18 bits and 13 more bits of the hash above them
+   * ({@link slotTag}), so most probes that miss read no token bytes; 0 = empty; size a power of two
+   */
   readonly slots: Int32Array;
   readonly mask: number;
   /** rank of each single byte (all 256 are tokens) */
@@ -156,9 +159,10 @@ function loadTable(): Table {
     else if (len === 2) pair2[(bytes[at]! << 8) | bytes[at + 1]!] = r;
     else if (len === 3) shortPut(short3, (bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!, r);
     else if (len === 4) shortPut(short4, (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!, r);
-    let h = hashBytes(bytes, at, at + len) & mask;
+    const hash = hashBytes(bytes, at, at + len);
+    let h = hash & mask;
     while (slots[h] !== 0) h = (h + 1) & mask;
-    slots[h] = r + 1;
+    slots[h] = (r + 1) | slotTag(hash);
     prev = at;
     at += len;
   }
@@ -223,14 +227,25 @@ export function rankOf(t: Table, p: Uint8Array, a: number, b: number): number {
   return probe(t, p, a, b, hashBytes(p, a, b));
 }
 
+/** Rank + 1 of a hash slot's value (ranks are below 2^18). */
+const SLOT_RANK = 0x3ffff;
+const SLOT_TAG = 0x7ffc0000;
+
+/** The hash bits a slot keeps beside the rank: 13 bits above those that index a table of up to 2^19 slots. */
+function slotTag(hash: number): number {
+  return ((hash >>> 19) & 0x1fff) << 18;
+}
+
 /** Hash-table lookup of `p[a, b)` (3 <= b - a <= maxLen) whose hash is `h`. */
 export function probe(t: Table, p: Uint8Array, a: number, b: number, h: number): number {
   const { slots, mask, lens, offs, bytes } = t;
   const len = b - a;
+  const tag = slotTag(h);
   for (let i = h & mask; ; i = (i + 1) & mask) {
     const v = slots[i]!;
     if (v === 0) return NONE;
-    const r = v - 1;
+    if ((v & SLOT_TAG) !== tag) continue;
+    const r = (v & SLOT_RANK) - 1;
     if (lens[r] === len) {
       const o = offs[r]! - a;
       let k = a;

@@ -1,0 +1,308 @@
+/**
+ * Token counts of texts spliced from a budgeted text (SPEC §2 counts, exactly): the tokens of
+ * `pre + s.slice(0, head) + mid + s.slice(tail) + suf` from the pieces of `s` already encoded
+ * (its front, `fronts.ts`) and a record of the pieces of its end, so that a cut of `s` is
+ * counted by encoding only its seams: the few pieces around each join, not the kept text.
+ *
+ * Why the known pieces still hold in the spliced text. The pre-tokeniser reads forward only:
+ * - a piece of `s` that ends at `q`, where `s[q - 1]` is not white space, was decided by the
+ *   characters up to `q + 2` at most (a letter, number or punctuation run looks one character
+ *   past its end, a contraction `'re` three), so every piece of `s` up to such a `q`, at least
+ *   {@link MARGIN} units before a join, is a piece of the spliced text too;
+ * - a resynchronisation point (`resync.ts`, `isBoundary`) is a piece boundary in every scan
+ *   that reaches it, and whether a position is one depends on the two characters around it; so
+ *   from such a point in the kept tail, the pieces are those of `s`, up to a piece end as above
+ *   {@link MARGIN} units before the end of `s` (where `suf` follows).
+ * The seams in between are encoded as they stand in the spliced text (with the characters that
+ * follow them, so their last pieces are decided as in the whole). When a condition cannot be
+ * met (no resynchronisation point near a join, a seam that does not end where expected), the
+ * spliced text is counted directly.
+ */
+import { encodePiece } from './bpe.js';
+import { ENDS_FROM, endRecord, utf8Within } from './budget.js';
+import { checkText } from './encode.js';
+import { FRONT_MAX_IDS, frontOf, knownCount, noteCount, type Front, type PieceRecord } from './fronts.js';
+import { pieceEnd, WS } from './pretokenize.js';
+import { tbl, type Table } from './ranks.js';
+import { isBoundary } from './resync.js';
+
+/** Remember a text's token count (see `fronts.ts`), for renderers that make a text they know the count of. */
+export { noteCount };
+
+/** Units kept between a known piece end and a join (the pre-tokeniser looks at most 3 past a piece). */
+const MARGIN = 8;
+/** Units of text after a seam's last piece given to the scan, so that piece is decided as in the whole. */
+const LOOK = 8;
+/** How far past a join a resynchronisation point is looked for. */
+const SYNC_SCAN = 256;
+/** Spliced texts shorter than this are counted directly. */
+const DIRECT_BELOW = 96;
+
+const WS_CHAR = new RegExp(`[${WS}]`);
+
+/** Whether the UTF-16 unit `c` is white space to the pre-tokeniser (all such characters are in the BMP). */
+function isWs(c: number): boolean {
+  if (c < 0x80) return c === 32 || (c >= 9 && c <= 13);
+  return WS_CHAR.test(String.fromCharCode(c));
+}
+
+/** Index of the last element of the ascending `a` that is at most `x`, or -1. */
+function lastAtMost(a: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  let at = -1;
+  while (lo <= hi) {
+    const m = (lo + hi) >> 1;
+    if (a[m]! <= x) {
+      at = m;
+      lo = m + 1;
+    } else hi = m - 1;
+  }
+  return at;
+}
+
+/**
+ * Tokens of the pieces of `x`, scanned from 0, that end at or before `stop`; -1 when no piece
+ * ends exactly at `stop`. Once the count provably exceeds `budget` (a piece of k units has at
+ * least k / maxLen tokens, so a giant piece need not be merged) a number above `budget` is
+ * returned early.
+ */
+function countTo(x: string, stop: number, t: Table, budget: number): number {
+  let count = 0;
+  let pos = 0;
+  while (pos < stop) {
+    const end = pieceEnd(x, pos);
+    if (count + Math.ceil((end - pos) / t.maxLen) > budget) return budget + 1;
+    count += encodePiece(x, pos, end, t, null);
+    pos = end;
+    if (count > budget) return count;
+  }
+  return pos === stop ? count : -1;
+}
+
+/** Tokens of all of `x` (a number above `budget` once it exceeds it, see {@link countTo}). */
+function countAll(x: string, t: Table, budget: number): number {
+  return countTo(x, x.length, t, budget);
+}
+
+/**
+ * The last piece end `q` of `ends` with `floor < q <= limit` that follows a character other
+ * than white space, or -1 when there is none.
+ */
+function stableEnd(s: string, ends: readonly number[], limit: number, floor: number): number {
+  for (let i = lastAtMost(ends, limit); i >= 0; i--) {
+    const q = ends[i]!;
+    if (q <= floor) return -1;
+    if (!isWs(s.charCodeAt(q - 1))) return q;
+  }
+  return -1;
+}
+
+/** Token count up to the piece end `q` of a record (`q === from` gives 0), or -1 when `q` is no piece end there. */
+function cumAt(ends: readonly number[], cums: readonly number[], from: number, q: number): number {
+  if (q === from) return 0;
+  const i = lastAtMost(ends, q);
+  return i >= 0 && ends[i] === q ? cums[i]! : -1;
+}
+
+/** The first resynchronisation point in `[lo, min(hi, s.length))`, or -1. */
+function syncIn(s: string, lo: number, hi: number): number {
+  const end = Math.min(hi, s.length);
+  for (let p = lo; p < end; p++) if (isBoundary(s, p)) return p;
+  return -1;
+}
+
+/**
+ * Encode the front of `s` (recording its pieces) until it covers `upTo`, or holds more than
+ * `stopIds` ids and ends after a character other than white space, or holds more than
+ * {@link FRONT_MAX_IDS} ids.
+ */
+function extendFront(f: Front, upTo: number, stopIds: number, t: Table): void {
+  const s = f.s;
+  while (f.pos < upTo) {
+    if (f.ids.length > FRONT_MAX_IDS) return;
+    if (f.ids.length > stopIds && f.pos > 0 && !isWs(s.charCodeAt(f.pos - 1))) return;
+    const end = pieceEnd(s, f.pos);
+    encodePiece(s, f.pos, end, t, f.ids);
+    f.pos = end;
+    f.ends.push(end);
+    f.cums.push(f.ids.length);
+  }
+}
+
+/**
+ * Tokens of the pieces of `rec` (of `s`) that are pieces of `… + s + suf` too: all of them
+ * when `suf` is empty, else those up to a piece end {@link MARGIN} units before the end.
+ */
+function endSpan(s: string, rec: PieceRecord, suf: string): number {
+  const { ends, cums } = rec;
+  if (ends.length === 0) return 0;
+  if (suf === '') return cums[cums.length - 1]!;
+  const e = stableEnd(s, ends, s.length - MARGIN, rec.from);
+  return e < 0 ? 0 : cums[lastAtMost(ends, e)]!;
+}
+
+/** The record of the pieces of `s` from a resynchronisation point at or before `j` (kept on the front). */
+function recordFrom(f: Front, j: number, t: Table): PieceRecord {
+  const known = f.rec;
+  if (known !== undefined && known.from <= j) return known;
+  const s = f.s;
+  const rec: PieceRecord = { from: j, ends: [], cums: [] };
+  let count = 0;
+  for (let pos = j; pos < s.length; ) {
+    const end = pieceEnd(s, pos);
+    count += encodePiece(s, pos, end, t, null);
+    pos = end;
+    rec.ends.push(end);
+    rec.cums.push(count);
+  }
+  f.rec = rec;
+  return rec;
+}
+
+/**
+ * `lenToks(pre + s.slice(0, head) + mid + s.slice(tail) + suf)`, exactly, encoding only the
+ * seams when `s` has been budgeted before (its front covers `head`); a count above `limit` may
+ * be returned as any number above `limit`. Requires `0 <= head <= tail <= s.length`.
+ */
+export function spliceToks(s: string, head: number, mid: string, tail: number, limit: number, pre = '', suf = ''): number {
+  const n = s.length;
+  if (!(head >= 0 && head <= tail && tail <= n)) throw new RangeError(`spliceToks: bad spans ${head}, ${tail} of ${n}`);
+  if (limit < 0) limit = 0; // every count is above a negative limit
+  const t = tbl();
+  const direct = (): number => countAll(pre + s.slice(0, head) + mid + s.slice(tail) + suf, t, limit);
+  if (pre.length + head + mid.length + (n - tail) + suf.length < DIRECT_BELOW) return direct();
+  if (head === n && mid === '' && pre === '' && suf === '') {
+    const known = knownCount(s);
+    if (known >= 0) return known;
+  }
+  const f = frontOf(s);
+  // Head side: the pieces of s from j0 to q are pieces of the splice; with a prefix, j0 is a
+  // resynchronisation point (the prefix may change the first pieces), else 0.
+  const reach = head - MARGIN;
+  let j0 = 0;
+  let q = 0;
+  let known = 0;
+  if (pre !== '') j0 = reach - LOOK > 2 ? syncIn(s, 2, Math.min(reach - LOOK, SYNC_SCAN)) : -1;
+  if (j0 >= 0 && reach > 0) {
+    extendFront(f, j0, Number.MAX_SAFE_INTEGER, t);
+    const fj0 = cumAt(f.ends, f.cums, 0, j0);
+    if (fj0 < 0) return direct();
+    if (head === n && mid === '' && limit < FRONT_MAX_IDS && reach - f.pos > ENDS_FROM) {
+      // The whole text with a prefix or suffix: half the budget in the front, then the end
+      // may show that it cannot fit, without encoding the middle (cuts need no more).
+      extendFront(f, reach, Math.floor(limit / 2) + 1 + fj0, t);
+      const q1 = f.pos < reach ? stableEnd(s, f.ends, f.pos, j0) : -1;
+      if (q1 > 0) {
+        const lower = f.cums[lastAtMost(f.ends, q1)]! - fj0 + endSpan(s, endRecord(f, limit, t), suf);
+        if (lower > limit) return lower;
+      }
+    }
+    extendFront(f, reach, limit + fj0, t);
+    q = stableEnd(s, f.ends, reach, j0 + (pre === '' ? 0 : LOOK - 1));
+    if (q > 0) {
+      known = f.cums[lastAtMost(f.ends, q)]! - fj0;
+      // The count already exceeds the limit (the rest counts at least 0).
+      if (known > limit) return known;
+      if (f.pos < reach) return direct(); // the front stopped short of the join (a huge head)
+      if (pre !== '') {
+        const c1 = countTo(pre + s.slice(0, j0 + LOOK), pre.length + j0, t, limit - known);
+        if (c1 < 0) return direct();
+        known += c1;
+        if (known > limit) return known;
+      }
+    } else q = 0;
+  }
+  const seamHead = (q === 0 ? pre : '') + s.slice(q, head) + mid;
+  // Tail side: from a resynchronisation point j after the join, the pieces are those of s, up
+  // to a piece end e before the suffix.
+  const j = tail < n ? syncIn(s, tail + 2, tail + SYNC_SCAN) : -1;
+  if (j < 0 || j + LOOK + MARGIN >= n) return known + countAll(seamHead + s.slice(tail) + suf, t, limit - known);
+  const c2 = countTo(seamHead + s.slice(tail, j + LOOK), seamHead.length + (j - tail), t, limit - known);
+  if (c2 < 0) return direct();
+  if (known + c2 > limit) return known + c2;
+  const rec = recordFrom(f, j, t);
+  let e = n;
+  if (suf !== '') {
+    e = stableEnd(s, rec.ends, n - MARGIN, j);
+    if (e < 0) e = j;
+  }
+  const rj = cumAt(rec.ends, rec.cums, rec.from, j);
+  const re = cumAt(rec.ends, rec.cums, rec.from, e);
+  if (rj < 0 || re < 0) return direct();
+  const mid2 = known + c2 + (re - rj);
+  return mid2 + countAll(s.slice(e) + suf, t, limit - mid2);
+}
+
+/**
+ * Whether `lenToks(pre + s.slice(0, head) + mid + s.slice(tail) + suf) <= maxToks`, exactly
+ * (see {@link spliceToks}); a text of at most `maxToks` UTF-8 bytes fits without encoding.
+ */
+export function spliceFits(s: string, head: number, mid: string, tail: number, maxToks: number, pre = '', suf = ''): boolean {
+  if (maxToks < 0) return false;
+  if (byLength(s, head, mid, tail, maxToks, pre, suf)) return true;
+  return spliceToks(s, head, mid, tail, maxToks, pre, suf) <= maxToks;
+}
+
+/** Whether the splice has at most `maxToks` UTF-8 bytes (so at most that many tokens). */
+function byLength(s: string, head: number, mid: string, tail: number, maxToks: number, pre: string, suf: string): boolean {
+  const units = pre.length + head + mid.length + (s.length - tail) + suf.length;
+  if (3 * units <= maxToks) return true;
+  if (units > maxToks) return false;
+  return (
+    utf8Within(pre, maxToks) +
+      utf8Within(s.slice(0, head), maxToks) +
+      utf8Within(mid, maxToks) +
+      utf8Within(s.slice(tail), maxToks) +
+      utf8Within(suf, maxToks) <=
+    maxToks
+  );
+}
+
+/**
+ * `x` as a splice of `s`: `head`, `mid` and `tail` with `x === s.slice(0, head) + mid +
+ * s.slice(tail)` and `head <= tail` (the longest common prefix, then the longest common suffix
+ * that does not overlap it).
+ */
+export function asSplice(s: string, x: string): { head: number; mid: string; tail: number } {
+  const n = s.length;
+  const m = Math.min(n, x.length);
+  let h = 0;
+  while (h < m && s.charCodeAt(h) === x.charCodeAt(h)) h++;
+  const room = Math.min(x.length - h, n - h);
+  let k = 0;
+  while (k < room && s.charCodeAt(n - 1 - k) === x.charCodeAt(x.length - 1 - k)) k++;
+  return { head: h, mid: x.slice(h, x.length - k), tail: n - k };
+}
+
+/**
+ * `lenToks(pre + x + suf)` (exactly; above `limit`, any count above it) for a text `x` that
+ * keeps the start and the end of `s`, a text budgeted before: only the seams are encoded.
+ */
+export function lenToksLike(s: string, x: string, limit = Number.MAX_SAFE_INTEGER, pre = '', suf = ''): number {
+  checkText(x, 'lenToksLike');
+  const { head, mid, tail } = asSplice(s, x);
+  return spliceToks(s, head, mid, tail, limit, pre, suf);
+}
+
+/** Whether `lenToks(pre + x + suf) <= maxToks` for a text `x` that keeps the start and end of `s` (see {@link lenToksLike}). */
+export function fitsToksLike(s: string, x: string, maxToks: number, pre = '', suf = ''): boolean {
+  const { head, mid, tail } = asSplice(s, x);
+  return spliceFits(s, head, mid, tail, maxToks, pre, suf);
+}
+
+/**
+ * `pre + x + suf` when it fits `maxToks` tokens, else `null`, for a text `x` that keeps the
+ * start and end of `s` (see {@link lenToksLike}). A text that fits is remembered with its
+ * count, so counting or fitting it again (a second compaction) costs a lookup.
+ */
+export function fitLike(s: string, x: string, maxToks: number, pre = '', suf = ''): string | null {
+  const { head, mid, tail } = asSplice(s, x);
+  if (maxToks < 0) return null;
+  if (byLength(s, head, mid, tail, maxToks, pre, suf)) return pre + x + suf;
+  const n = spliceToks(s, head, mid, tail, maxToks, pre, suf);
+  if (n > maxToks) return null;
+  const out = pre + x + suf;
+  noteCount(out, n);
+  return out;
+}

@@ -1,0 +1,176 @@
+/**
+ * Splice counts (src/tokens/splice.ts) against counting the spliced text itself: the tokens
+ * of `pre + s.slice(0, head) + mid + s.slice(tail) + suf` from the recorded pieces of `s`
+ * must be exactly `lenToks` of that text, whatever was budgeted before.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decToks, encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
+import { tokensInternals } from '../src/tokens/internals.js';
+import { asSplice, fitsToksLike, lenToksLike, spliceFits, spliceToks } from '../src/tokens/splice.js';
+import { fcParams } from './support.js';
+
+// Units chosen to hit the pre-tokeniser's corners: letters by case, contractions, digit runs,
+// white space of every kind (\r\n, runs before letters and numbers), punctuation with [\r\n/],
+// marks, CJK, astral letters and emoji, a lone surrogate.
+const UNITS = [
+  'a',
+  'Z',
+  'word',
+  'Hello',
+  "'s",
+  "'re",
+  "'",
+  '7',
+  '12345',
+  ' ',
+  '   ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\n\n  ',
+  '\u00a0',
+  '\u3000',
+  '.',
+  '//',
+  '):',
+  '/',
+  '```',
+  '\u0301',
+  '中文',
+  '東',
+  'é',
+  '😀',
+  '𝐀',
+  '\ud800',
+  '²',
+  '\u0085',
+];
+
+const text = (max: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...UNITS), { maxLength: max }).map((a) => a.join(''));
+
+describe('spliceToks', () => {
+  it('counts a splice exactly as lenToks counts the spliced text', () => {
+    fc.assert(
+      fc.property(
+        text(400),
+        text(6),
+        text(4),
+        text(4),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom(0, 1, 2),
+        fc.integer({ min: 5, max: 80 }),
+        (s, mid, pre, suf, a, b, warm, k) => {
+          tokensInternals.clearCache();
+          // Fronts and records of s in different states: none, a fit check, a middle cut.
+          if (warm === 1) fitsToks(s, k);
+          if (warm === 2) truncToksMid(s, k);
+          const x = s.length ? a % (s.length + 1) : 0;
+          const y = s.length ? b % (s.length + 1) : 0;
+          const head = Math.min(x, y);
+          const tail = Math.max(x, y);
+          const whole = pre + s.slice(0, head) + mid + s.slice(tail) + suf;
+          const want = lenToks(whole);
+          expect(spliceToks(s, head, mid, tail, Number.MAX_SAFE_INTEGER, pre, suf)).toBe(want);
+          // Twice: the second call reuses what the first recorded.
+          expect(spliceToks(s, head, mid, tail, Number.MAX_SAFE_INTEGER, pre, suf)).toBe(want);
+          for (const budget of [0, k, want - 1, want, want + 1]) {
+            expect(spliceFits(s, head, mid, tail, budget, pre, suf)).toBe(want <= budget);
+            const over = spliceToks(s, head, mid, tail, budget, pre, suf);
+            if (want <= budget) expect(over).toBe(want);
+            else expect(over).toBeGreaterThan(budget);
+          }
+        },
+      ),
+      fcParams(3000),
+    );
+  });
+
+  it('counts the cuts of long texts from their seams', () => {
+    const words = "alpha beta, gamma (delta) 42 epsilon\n\tzeta's η θ 中文字 😀 1234567 ".split(/(?<= )/);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { minLength: 50, maxLength: 400 }), fc.integer({ min: 8, max: 120 }), (ws, k) => {
+        const s = ws.join('');
+        tokensInternals.clearCache();
+        fitsToks(s, k);
+        const cut = truncToksMid(s, k);
+        const { head, mid, tail } = asSplice(s, cut);
+        expect(s.slice(0, head) + mid + s.slice(tail)).toBe(cut);
+        expect(head).toBeLessThanOrEqual(tail);
+        expect(lenToksLike(s, cut)).toBe(lenToks(cut));
+        expect(lenToksLike(s, cut, Number.MAX_SAFE_INTEGER, '» ', ' »')).toBe(lenToks(`» ${cut} »`));
+        expect(lenToksLike(s, s, Number.MAX_SAFE_INTEGER, '```python\n', '\n```')).toBe(lenToks(`\`\`\`python\n${s}\n\`\`\``));
+        expect(fitsToksLike(s, cut, k)).toBe(lenToks(cut) <= k);
+      }),
+      fcParams(300),
+    );
+  });
+
+  it('keeps exact counts at the corners of the seams', () => {
+    const s = `${'word '.repeat(40)}   \n\n   12345678 don't 中文 ${'x'.repeat(30)}`;
+    for (let head = 0; head <= s.length; head += 7) {
+      for (const tail of [head, Math.min(s.length, head + 13), s.length]) {
+        for (const [pre, mid, suf] of [
+          ['', ' … ', ''],
+          ['§ ', '\n…', ' §'],
+          ['```python\n', ' … ', '\n```'],
+          [' ', "'s", '5'],
+        ] as const) {
+          tokensInternals.clearCache();
+          fitsToks(s, 30);
+          expect(spliceToks(s, head, mid, tail, Number.MAX_SAFE_INTEGER, pre, suf), `${head} ${tail} ${JSON.stringify([pre, mid, suf])}`).toBe(
+            lenToks(pre + s.slice(0, head) + mid + s.slice(tail) + suf),
+          );
+        }
+      }
+    }
+  });
+
+  it('rejects spans out of order', () => {
+    expect(() => spliceToks('abc', 2, '', 1, 10)).toThrow(RangeError);
+  });
+});
+
+describe('budgets sharing one encoding', () => {
+  // The reference's middle cut from the whole encoding, for comparison.
+  const refCut = (s: string, k: number, mark = ' … '): string => {
+    if (k <= 0) return '';
+    const ids = encToks(s);
+    if (ids.length <= k) return s;
+    const m = encToks(mark).slice(0, k);
+    const room = k - m.length;
+    const a = Math.ceil(room / 2);
+    const b = Math.floor(room / 2);
+    return decToks([...ids.slice(0, a), ...m, ...(b > 0 ? ids.slice(ids.length - b) : [])]);
+  };
+  const words = ['lorem ', 'ipsum, ', 'dolor\n', '  sit ', 'amet42 ', "can't ", '中文', '字符 ', '😀 ', '\t', '1234567', '-->', 'é'];
+  const op = fc.record({ kind: fc.constantFrom('fits', 'cut', 'mid', 'len', 'like'), k: fc.integer({ min: 0, max: 160 }) });
+
+  it('fit checks, counts and cuts in any order agree with the whole encoding', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 300 }), fc.array(op, { minLength: 1, maxLength: 8 }), (ws, ops) => {
+        const s = ws.join('');
+        const total = encToks(s).length;
+        tokensInternals.clearCache();
+        for (const { kind, k } of ops) {
+          if (kind === 'fits') expect(fitsToks(s, k)).toBe(total <= k);
+          else if (kind === 'cut') expect(truncToksMid(s, k)).toBe(refCut(s, k));
+          else if (kind === 'mid') {
+            const cuts = midCuts(s, k);
+            for (const j of [k, k - 1, k - 5]) if (j >= 0) expect(cuts(j)).toBe(refCut(s, j));
+          } else if (kind === 'len') expect(lenToks(s)).toBe(total);
+          else {
+            const cut = refCut(s, k);
+            expect(lenToksLike(s, cut, Number.MAX_SAFE_INTEGER, '» ', ' »')).toBe(lenToks(`» ${cut} »`));
+            const over = lenToksLike(s, s, k, '```python\n', '\n```');
+            const want = lenToks(`\`\`\`python\n${s}\n\`\`\``);
+            if (want <= k) expect(over).toBe(want);
+            else expect(over).toBeGreaterThan(k);
+          }
+        }
+      }),
+      fcParams(400),
+    );
+  });
+});

@@ -16,7 +16,7 @@ function run(title, args) {
   }
 }
 
-// DLG_BENCH_AGAINST=DIR (another built checkout) adds its ratios to the compaction rows.
+// DLG_BENCH_AGAINST=DIR (another built checkout) adds its ratios to the compaction and command rows.
 const against = process.env.DLG_BENCH_AGAINST ? ['--against', process.env.DLG_BENCH_AGAINST] : [];
 
 run('Tokens (o200k_base)', ['scripts/bench-tokens.mjs']);
@@ -24,6 +24,7 @@ run('Browser bundle of dlg-compact/core', ['scripts/bench-bundle.mjs']);
 run('Notebook read + write, generated 20 MB dialog', ['scripts/bench-notebook.mjs', '--mb', '20', '--runs', '3']);
 run('Compaction, the 44 conformance dialogs together', ['scripts/bench-compact.mjs', 'corpus', ...against]);
 run('Compaction, one generated 20 MB dialog', ['scripts/bench-compact.mjs', 'generated', '20', ...against]);
-run('Command: start-up against node -e 0', ['scripts/bench-command.mjs', 'startup']);
-run('Command: peak memory on a generated 40 MB dialog', ['scripts/bench-command.mjs', 'rss', '--mb', '40']);
-run('Command: --jobs 2 against --jobs 1 on 200 small dialogs', ['scripts/bench-command.mjs', 'jobs']);
+run('Command: the 44 conformance dialogs against the JSON floor', ['scripts/bench-command.mjs', 'corpus', ...against]);
+run('Command: start-up against node -e 0', ['scripts/bench-command.mjs', 'startup', ...against]);
+run('Command: peak memory on a generated 40 MB dialog', ['scripts/bench-command.mjs', 'rss', '--mb', '40', ...against]);
+run('Command: --jobs 2 against --jobs 1 on 200 small dialogs', ['scripts/bench-command.mjs', 'jobs', ...against]);

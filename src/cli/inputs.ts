@@ -228,6 +228,8 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       strategy: o.strategy,
       ...(o.summary ? { summary: o.summary } : {}),
       ...(o.micro ? { micro: o.micro } : {}),
+      // A text line shows only totals, --quiet no counts (--json records show every class).
+      counts: o.json ? 'classes' : o.quiet ? 'none' : 'total',
     });
   }
   return jobs;

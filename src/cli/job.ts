@@ -5,6 +5,7 @@
 import type { ClassTokens } from '../tokens/index.js';
 import type { Policy } from '../dsl/render.js';
 import type { SummarizeDialogRefusal } from '../strategies/refusal.js';
+import type { CountLevel } from './counts.js';
 import type { MicroSettings, Strategy, SummarySettings } from './options.js';
 
 /** One file's job: everything {@link processFile} needs (structured-cloneable for workers). */
@@ -39,6 +40,11 @@ export interface FileJob {
   strategy: Strategy;
   summary?: SummarySettings;
   micro?: MicroSettings;
+  /**
+   * The token counts the report shows (counts.ts): `classes` (default; `--json`), `total` (the
+   * text line) or `none` (`--quiet`). Below `classes`, the report's other counts are 0.
+   */
+  counts?: CountLevel;
 }
 
 /**
@@ -77,7 +83,7 @@ export interface FileReport {
   messages: number;
   prompts: number;
   toolCalls: number;
-  /** Tokens of the input dialog by class (`measureDialog`). */
+  /** Tokens of the input dialog by class (`measureDialog`; only `total` unless the job's `counts` is `classes`). */
   before: ClassTokens;
   /**
    * Tokens of the output: the flat document's (`measureFlat`) or the output dialog's

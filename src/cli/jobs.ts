@@ -1,33 +1,42 @@
 /**
- * Running the jobs of `--jobs N` in worker threads (worker.ts), with a fallback to this thread
- * when every worker has died.
+ * Running the jobs of `--jobs N` on N threads: this one and N - 1 worker threads (worker.ts).
+ * This thread has loaded the library already and decodes the rank table for its own work, so
+ * on N cores it works too rather than wait: each worker costs a module load and a warm-up of
+ * its own, which on small files is a good part of the work.
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { shareTable } from '../tokens/ranks.js';
 import type { FileJob, FileResult } from './job.js';
-import { processFile } from './process-file.js';
 
 /** The worker thread's module (worker.ts, built next to this one). */
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 /**
- * Run jobs in `n` worker threads (no more threads than files or than the machine's cores);
- * results arrive through `onResult` in completion order. The rank table is decoded once, here,
- * while the workers load their modules, and its shared buffer is the first message each worker
- * gets: it adopts it instead of decoding its own.
- * A worker that dies fails its current file; jobs left when every worker has died run in this
- * thread.
+ * Jobs a worker holds at once: the one it works on and the next, so that it never waits for
+ * this thread (busy with a file of its own) to hand it more.
+ */
+const IN_FLIGHT = 2;
+
+/**
+ * Run jobs on `n` threads (no more than files or than the machine's cores): this one and
+ * `n - 1` workers; results arrive through `onResult` in completion order. The workers start
+ * first; while they load their modules, this thread loads its own (this module imports the
+ * library only then) and decodes the rank table, whose shared buffer is the first message
+ * each worker gets: it adopts it instead of decoding its own.
+ * A worker that dies fails the files it held (at most {@link IN_FLIGHT}); the others go on,
+ * and this thread takes what is left.
  */
 export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void): Promise<void> {
   let next = 0;
-  const workers = Array.from({ length: Math.min(n, jobs.length, availableParallelism()) }, () => new Worker(WORKER));
+  const threads = Math.min(n, jobs.length, availableParallelism());
+  const workers = Array.from({ length: Math.max(0, threads - 1) }, () => new Worker(WORKER));
+  const [{ processFile }, { shareTable }] = await Promise.all([import('./process-file.js'), import('../tokens/ranks.js')]);
   const table = shareTable();
   for (const w of workers) w.postMessage({ table });
   const lane = (worker: Worker) =>
     new Promise<void>((done) => {
-      let current: FileJob | undefined;
+      const held = new Map<number, FileJob>();
       let finished = false;
       const finish = () => {
         if (finished) return;
@@ -38,21 +47,21 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
         );
       };
       const feed = () => {
-        if (next >= jobs.length) {
-          current = undefined;
-          finish();
-          return;
+        while (!finished && held.size < IN_FLIGHT && next < jobs.length) {
+          const job = jobs[next++]!;
+          held.set(job.index, job);
+          worker.postMessage(job);
         }
-        current = jobs[next++];
-        worker.postMessage(current);
+        if (held.size === 0) finish();
       };
       const fail = (why: string) => {
-        if (current) onResult({ index: current.index, path: current.path, error: `${current.name}: worker failed: ${why}` });
-        current = undefined;
+        if (finished) return;
+        for (const job of held.values()) onResult({ index: job.index, path: job.path, error: `${job.name}: worker failed: ${why}` });
+        held.clear();
         finish();
       };
       worker.on('message', (r: FileResult) => {
-        current = undefined;
+        held.delete(r.index);
         onResult(r);
         feed();
       });
@@ -60,6 +69,12 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
       worker.on('exit', (code) => fail(`exited with code ${code}`));
       feed();
     });
-  await Promise.all(workers.map(lane));
-  while (next < jobs.length) onResult(await processFile(jobs[next++]));
+  // This thread's lane: one file at a time, letting the workers' messages in between.
+  const own = async () => {
+    while (next < jobs.length) {
+      onResult(await processFile(jobs[next++]!));
+      await new Promise<void>((go) => setImmediate(go));
+    }
+  };
+  await Promise.all([...workers.map(lane), own()]);
 }

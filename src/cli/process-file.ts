@@ -3,24 +3,28 @@
  * SPEC §8; a summary or micro-compaction, SPEC §9), and write the output when its bytes change.
  * Runs in the main thread or in a worker thread (`--jobs N`).
  */
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DlgError } from '../errors.js';
-import { dumpsIpynb, readsIpynbBytes } from '../notebook/index.js';
+import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
-import { compactDialog, fitDialog, fitFlatDocument } from '../dialog/compact.js';
+import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, measureFlat } from '../dialog/compact.js';
 import { FitError, type FitReport } from '../dialog/fit.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
-import { flatNotebook, measureFlatDocument } from '../notebook/flat-notebook.js';
-import { measureDialog } from '../dialog/measure.js';
+import { flatNotebook } from '../notebook/flat-notebook.js';
 import { type ClassTokens, lenToks } from '../tokens/index.js';
-import type { Dialog } from '../dialog/dialog.js';
-import { seededIds } from '../dialog/ids.js';
+import { Dialog } from '../dialog/dialog.js';
+import type { TokenStats } from '../dialog/measure.js';
 import { planDialogSummary, summarizeDialog, type SummarizeDialogOptions } from '../dialog/summarize.js';
 import { dslSummarizer, httpDialogSummarizer, type DialogSummarizer } from '../dialog/summarizers.js';
 import { microCompactDialog } from '../dialog/micro.js';
 import { isFailureRefusal, type SummarizeDialogRefusal } from '../strategies/refusal.js';
+import { countAfterPromptEdits, countDialog, countFlatBody, countInput, type CountLevel, type InputCounts } from './counts.js';
 import { CliFileError, SummaryFailedError, fsError } from './errors.js';
 import { OWN_OUTPUT_NOTE, dialogIsOwnOutput } from './own-output.js';
 import type { FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
@@ -48,6 +52,14 @@ interface Produced {
   overBudget?: boolean;
 }
 
+/** What a strategy's run knows of its input: the counts the report needs, and whether it is large. */
+interface Work {
+  level: CountLevel;
+  input: InputCounts;
+  /** At least {@link RECLAIM_BYTES}: memory is reclaimed between phases. */
+  large: boolean;
+}
+
 /** The summariser of a job: the LLM one when configured, else the offline DSL one. */
 function jobSummarizer(job: FileJob): DialogSummarizer {
   const llm = job.summary?.llm;
@@ -61,7 +73,8 @@ function jobSummarizer(job: FileJob): DialogSummarizer {
  * written), except towards standard output, which gets the dialog unchanged so that a pipe
  * always carries a notebook. Throws {@link SummaryFailedError} for failing refusals.
  */
-async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Promise<Produced> {
+async function runSummary(job: FileJob, dialog: Dialog, work: Work): Promise<Produced> {
+  const before = work.input.stats.tokens;
   const s = job.summary ?? {};
   const summarizer = jobSummarizer(job);
   const label = summarizer.label ?? 'custom';
@@ -110,7 +123,7 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
   const n = res.replaced.length;
   return {
     text: dumpsIpynb(dialog),
-    after: measureDialog(dialog).tokens,
+    after: countDialog(dialog, work.level),
     note: `summary of ${plural(n, 'cell', 'cells')}${job.check ? `: ${idList(res.replaced)}` : ''}`,
     summary: { summarizer: label, replaced: n, ids: res.replaced },
     ...(res.overBudget ? { overBudget: true } : {}),
@@ -123,7 +136,7 @@ async function runSummary(job: FileJob, dialog: Dialog, before: ClassTokens): Pr
  * (`--in-place`), the input is left alone (`text: null`) rather than rewritten in
  * normalised form.
  */
-function runMicro(job: FileJob, dialog: Dialog): Produced {
+function runMicro(job: FileJob, dialog: Dialog, work: Work): Produced {
   const res = microCompactDialog(dialog, {
     keepRecent: job.micro?.keepRecent,
     keepTools: job.micro?.keepTools,
@@ -136,7 +149,7 @@ function runMicro(job: FileJob, dialog: Dialog): Produced {
     cleared: res.cleared.map((c) => ({ messageId: c.messageId, tool: c.tool })),
     refused: res.refused.map((r) => ({ messageId: r.messageId, reason: r.reason })),
   };
-  const after = measureDialog(dialog).tokens;
+  const after = countAfterPromptEdits(dialog, work.level, work.input);
   if (!res.changed && job.target !== null && job.target === job.source) return { text: null, after, note, micro };
   return { text: dumpsIpynb(dialog), after, note, micro };
 }
@@ -148,19 +161,45 @@ function sourcePath(job: FileJob): string | null {
 }
 
 /** `--strategy dsl`: the flat document (as notebook or Markdown) or the compacted dialog. */
-function runDsl(job: FileJob, dialog: Dialog): Produced {
+function runDsl(job: FileJob, dialog: Dialog, work: Work): Produced {
+  const { level, input, large } = work;
   const { maxTokens, ...policy } = job.policy as Partial<Policy> & { maxTokens?: number };
-  if (maxTokens !== undefined) return runFit(job, dialog, maxTokens, policy);
+  if (maxTokens !== undefined) return runFit(job, dialog, maxTokens, policy, work);
   if (job.mode === 'dialog') {
     // The dialog was parsed for this job alone and its stats are taken: compacting it in
     // place (rather than a clone) changes nothing the caller can see.
     const compacted = compactDialog(dialog, job.policy);
-    return { text: dumpsIpynb(compacted), after: measureDialog(compacted).tokens };
+    if (large) reclaim(); // the compaction's scratch, before the notebook text is built
+    return { text: dumpsIpynb(compacted), after: countAfterPromptEdits(compacted, level, input) };
   }
-  // The legend names the source relative to the output's folder, as the summary note does.
-  const flat = measureFlatDocument(dialog, { policy: job.policy, legend: job.legend, source: sourcePath(job) });
-  if (job.to === 'md') return { text: flat.text === '' ? '' : flat.text + '\n', after: flat.tokens };
-  return { text: dumpsIpynb(flatNotebook(dialog, job.policy, flat.text, { source: sourcePath(job) })), after: flat.tokens };
+  return runFlat(job, { dialog }, work);
+}
+
+/**
+ * The flat document of `flatDocument` (`--mode flat`, no budget): the body, wrapped with the
+ * legend in the clean profile (unless --no-legend), which names the source relative to the
+ * output's folder, as the summary note does; the report counts the body (`measureFlat`). The
+ * dialog is taken out of `box` and dropped once rendered: the flat notebook needs only its
+ * metadata and name (`shell`), so a large dialog's memory is free before the notebook text is
+ * built.
+ */
+function renderFlat(job: FileJob, box: { dialog: Dialog | null }, level: CountLevel): { text: string; after: ClassTokens; shell: Dialog } {
+  const dialog = box.dialog!;
+  box.dialog = null;
+  const p = resolvePolicy(job.policy);
+  const flat = level === 'classes' ? measureFlat(dialog, p) : null;
+  const body = flat === null ? dlg2compact(dialog, p) : flat.text;
+  const after = flat === null ? countFlatBody(body, level === 'none' ? 'none' : 'total') : flat.tokens;
+  const text = p.profile === 'clean' && job.legend !== false ? wrapFlat(body, sourcePath(job)) : body;
+  return { text, after, shell: new Dialog([], { metadata: dialog.metadata, name: dialog.name }) };
+}
+
+/** {@link renderFlat}, then the flat notebook's text (or the Markdown document). */
+function runFlat(job: FileJob, box: { dialog: Dialog | null }, work: Work): Produced {
+  const { text, after, shell } = renderFlat(job, box, work.level);
+  if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after };
+  if (work.large) reclaim(); // the dialog and the rendering's scratch, before the notebook text is built
+  return { text: dumpsIpynb(flatNotebook(shell, job.policy, text, { source: sourcePath(job) })), after };
 }
 
 /** What a fit chose and reached, for the report line and `--json` (`note`). */
@@ -173,9 +212,9 @@ function fitNote(r: FitReport): string {
  * N tokens. A budget below what the dialog's structure needs fails the file, naming the file, the
  * flag and the smallest budget that works.
  */
-function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>): Produced {
+function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>, work: Work): Produced {
   try {
-    return fitInto(job, dialog, maxTokens, policy);
+    return fitInto(job, dialog, maxTokens, policy, work);
   } catch (err) {
     if (!(err instanceof FitError)) throw err;
     throw new CliFileError(
@@ -185,10 +224,10 @@ function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial
   }
 }
 
-function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>): Produced {
+function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>, work: Work): Produced {
   if (job.mode === 'dialog') {
     const report = fitDialog(dialog, maxTokens, policy);
-    return { text: dumpsIpynb(dialog), after: measureDialog(dialog).tokens, note: fitNote(report) };
+    return { text: dumpsIpynb(dialog), after: countAfterPromptEdits(dialog, work.level, work.input), note: fitNote(report) };
   }
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
@@ -204,6 +243,100 @@ function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partia
   const note = fitNote(report);
   if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after, note };
   return { text: dumpsIpynb(flatNotebook(dialog, policy, text, { source })), after, note };
+}
+
+/**
+ * Inputs of at least this many bytes have the memory of each phase reclaimed before the next:
+ * each reclaim is a full garbage collection, whose cost grows with the live heap, and a smaller
+ * input leaves too little behind for it to pay.
+ */
+const RECLAIM_BYTES = 8 * 1024 * 1024;
+
+let collector: (() => void) | null | undefined;
+
+/**
+ * Reclaim the memory of what a phase left behind (a full garbage collection), so that the peak
+ * memory of a large input is that of its largest phase rather than of all of them together.
+ * Nothing happens where the engine does not offer it.
+ */
+function reclaim(): void {
+  if (collector === undefined) {
+    try {
+      setFlagsFromString('--expose-gc');
+      const gc: unknown = runInNewContext('gc');
+      collector = typeof gc === 'function' ? (gc as () => void) : null;
+    } catch {
+      collector = null;
+    }
+  }
+  collector?.();
+}
+
+/**
+ * `seededIds(bytes)` with the engine's native SHA-256: the same ids (test/cli-counts.test.ts),
+ * without hashing a large input in JavaScript.
+ */
+export function nativeSeededIds(bytes: Uint8Array): () => string {
+  const seed = createHash('sha256').update(bytes).digest('hex');
+  let k = 0;
+  return () => createHash('sha256').update(`${seed}:${k++}`, 'utf8').digest('hex').slice(0, 8);
+}
+
+/**
+ * The input's text, decoded as strict UTF-8 as `readsIpynbBytes` does (a byte order mark is
+ * kept), and the id source seeded by its bytes. The bytes are released (`held.bytes = null`)
+ * unless they are not valid UTF-8 (`text: null`), so they are gone before the text is parsed.
+ */
+function decodeInput(held: { bytes: Uint8Array | null }): { text: string | null; newId: () => string } {
+  const bytes = held.bytes!;
+  const newId = nativeSeededIds(bytes);
+  if (!isUtf8(bytes)) return { text: null, newId };
+  held.bytes = null;
+  return { text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), newId };
+}
+
+/** The input's dialog (`readsIpynbBytes` of its bytes, which `held` gives up). */
+function parseInput(job: FileJob, held: { bytes: Uint8Array | null }): Dialog {
+  const { text, newId } = decodeInput(held);
+  // Invalid UTF-8: the reader of bytes says where, in its own words.
+  if (text === null) return readsIpynbBytes(held.bytes!, job.name, { newId });
+  return readsIpynb(text, job.name, { newId });
+}
+
+/** What the strategy made of one input, or why it was skipped (the dialog itself is dropped). */
+type Outcome = { skipped: string } | { stats: TokenStats; produced: Produced };
+
+/**
+ * Parse the input and apply the job's strategy. The input's bytes are taken from `held` and
+ * released once decoded, and the dialog lives only in this function: on a large input the
+ * memory of each phase can be reclaimed before the next (see {@link reclaim}).
+ */
+async function compactInput(job: FileJob, held: { bytes: Uint8Array | null }): Promise<Outcome> {
+  const box: { dialog: Dialog | null } = { dialog: null };
+  const work = prepare(job, held, box);
+  if (work === null) return { skipped: OWN_OUTPUT_NOTE };
+  // Only the box holds the dialog on the way to the flat rendering, which drops it.
+  if (job.strategy === 'dsl' && job.mode === 'flat' && (job.policy as { maxTokens?: number }).maxTokens === undefined) {
+    return { stats: work.input.stats, produced: runFlat(job, box, work) };
+  }
+  const dialog = box.dialog!;
+  const produced =
+    job.strategy === 'summary' ? await runSummary(job, dialog, work) : job.strategy === 'micro' ? runMicro(job, dialog, work) : runDsl(job, dialog, work);
+  return { stats: work.input.stats, produced };
+}
+
+/**
+ * Parse the input into `box` and count what the report needs; `null` when the input is an
+ * output of this command (a flat notebook: metadata naming dlg-compact, whatever its name).
+ */
+function prepare(job: FileJob, held: { bytes: Uint8Array | null }, box: { dialog: Dialog | null }): Work | null {
+  const large = held.bytes!.length >= RECLAIM_BYTES;
+  const dialog = parseInput(job, held);
+  box.dialog = dialog;
+  if (dialogIsOwnOutput(dialog)) return null;
+  if (large) reclaim(); // the text and the parsed JSON tree
+  const level = job.counts ?? 'classes';
+  return { level, input: countInput(dialog, level), large };
 }
 
 /**
@@ -230,13 +363,16 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     if (bytes.length === 0 || (/^\s*$/.test(Buffer.from(bytes.subarray(0, 4096)).toString('latin1')) && bytes.length <= 4096)) {
       throw new CliFileError(`${job.name}: empty file, not a notebook (${bytes.length === 0 ? '0 bytes' : 'only white space'})`);
     }
-    const dialog = readsIpynbBytes(bytes, job.name, { newId: seededIds(bytes) });
-    // A flat notebook (metadata naming dlg-compact) is this command's output, whatever its name.
-    if (dialogIsOwnOutput(dialog)) return { index: job.index, path: job.path, skipped: OWN_OUTPUT_NOTE };
-    const stats = measureDialog(dialog);
-    const produced =
-      job.strategy === 'summary' ? await runSummary(job, dialog, stats.tokens) : job.strategy === 'micro' ? runMicro(job, dialog) : runDsl(job, dialog);
+    const size = bytes.length;
+    // Written over itself (--in-place): the bytes read are what the output is compared with.
+    const current = job.target !== null && job.target === job.source ? bytes : undefined;
+    const held: { bytes: Uint8Array | null } = { bytes };
+    bytes = new Uint8Array();
+    const outcome = await compactInput(job, held);
+    if ('skipped' in outcome) return { index: job.index, path: job.path, skipped: outcome.skipped };
+    const { stats, produced } = outcome;
     const { text, after, note, reason, summary, micro, overBudget } = produced;
+    if (size >= RECLAIM_BYTES) reclaim(); // the dialog and the work on it: only the output is left
     const base: FileReport = {
       index: job.index,
       path: job.path,
@@ -248,7 +384,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
       toolCalls: stats.toolCalls,
       before: stats.tokens,
       after,
-      bytes: { before: bytes.length, after: after === null ? null : text === null ? bytes.length : Buffer.byteLength(text, 'utf8') },
+      bytes: { before: size, after: after === null ? null : text === null ? size : Buffer.byteLength(text, 'utf8') },
       ...(note !== undefined ? { note } : {}),
       ...(reason !== undefined ? { reason } : {}),
       ...(summary !== undefined ? { summary } : {}),
@@ -263,7 +399,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     let written: WriteIfChangedResult;
     try {
       written = await writeIfChanged(job.target, text, {
-        current: job.target === job.source ? bytes : undefined,
+        current,
         dryRun: job.check,
         symlinks: job.derived === true ? 'refuse' : 'follow',
         mkdir: true,

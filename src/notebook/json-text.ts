@@ -15,30 +15,54 @@ const STRING_OR_NUMBER = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|-?[0-9][0-9.eE+-]*/g;
  * Tokens of valid JSON text that `JSON.parse` loses: the number lexemes in document order,
  * and the number of object keys (to detect duplicate keys, which `JSON.parse` merges).
  * `null` when an object key is an array index (JS would list it out of written order) or holds
- * an escape (it might decode to one). Linear.
+ * an escape (it might decode to one), or when a string is not closed (the text is not JSON:
+ * `parseJson` says why). Linear: a string literal is skipped by searching for its closing
+ * quote (a quote after an odd run of backslashes is escaped), and only the few characters
+ * between literals are looked at one by one. On valid JSON it finds what a left-to-right match
+ * of {@link STRING_OR_NUMBER} finds.
  */
 function scanNumbers(text: string): { numbers: string[]; keys: number } | null {
-  const re = STRING_OR_NUMBER;
-  re.lastIndex = 0;
   const numbers: string[] = [];
   let keys = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const tok = m[0];
-    if (tok.charCodeAt(0) === 0x22) {
-      let p = re.lastIndex;
-      let c = text.charCodeAt(p);
-      while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++p);
-      if (c === 0x3a) {
-        keys++;
-        const c1 = tok.charCodeAt(1);
-        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(tok))) return null;
+  const n = text.length;
+  let p = 0;
+  while (p < n) {
+    const c = text.charCodeAt(p);
+    if (c === 0x22) {
+      let q = text.indexOf('"', p + 1);
+      for (;;) {
+        if (q < 0) return null;
+        let b = q - 1;
+        while (text.charCodeAt(b) === 0x5c) b--;
+        if ((q - 1 - b) % 2 === 0) break;
+        q = text.indexOf('"', q + 1);
       }
-    } else {
-      numbers.push(tok);
-    }
+      let r = q + 1;
+      let d = text.charCodeAt(r);
+      while (d === 32 || d === 10 || d === 13 || d === 9) d = text.charCodeAt(++r);
+      if (d === 0x3a) {
+        keys++;
+        const c1 = text.charCodeAt(p + 1);
+        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(text.slice(p, q + 1)))) return null;
+      }
+      p = q + 1;
+    } else if ((c >= 48 && c <= 57) || (c === 0x2d && isDigit(text.charCodeAt(p + 1)))) {
+      let e = p + 1;
+      while (e < n && isNumberChar(text.charCodeAt(e))) e++;
+      numbers.push(text.slice(p, e));
+      p = e;
+    } else p++;
   }
   return { numbers, keys };
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** The characters `[0-9.eE+-]` that continue a number token of {@link STRING_OR_NUMBER}. */
+function isNumberChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 }
 
 /**
@@ -60,15 +84,7 @@ function isArrayIndexKey(literal: string): boolean {
  * `MAX_JSON_DEPTH`. Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
  */
 export function parseNotebookJson(text: string): unknown {
-  let scan: ReturnType<typeof scanNumbers>;
-  try {
-    scan = scanNumbers(text);
-  } catch (err) {
-    // V8's regex engine runs out of stack on a string with millions of escapes; the scan is
-    // only a shortcut, so let the lossless parser read such a file.
-    if (err instanceof RangeError) scan = null;
-    else throw err;
-  }
+  const scan = scanNumbers(text);
   if (scan === null) return parseJson(text);
   let v: unknown;
   try {

@@ -140,10 +140,17 @@ function byKey(a: [string, unknown], b: [string, unknown]): number {
   return cpCompare(a[0], b[0]);
 }
 
-/** Serialiser with nbformat's layout: indent 1, `",\n"` item separators, `": "` key separator. */
+/**
+ * Serialiser with nbformat's layout: indent 1, `",\n"` item separators, `": "` key separator.
+ * The text grows by appending to one string, which the engine keeps as a rope until it is
+ * read: faster, and lighter at the end, than collecting pieces in an array and joining them.
+ */
 class Writer {
-  readonly out: string[] = [];
+  text = '';
   private readonly nl: string[] = [];
+  private readonly commas: string[] = [];
+  /** `JSON.stringify(key) + ': '` of the keys met so far (a notebook repeats a few keys). */
+  private readonly keys = new Map<string, string>();
   constructor(private readonly file: string) {}
 
   newline(level: number): string {
@@ -152,28 +159,42 @@ class Writer {
     return s;
   }
 
+  comma(level: number): string {
+    let s = this.commas[level];
+    if (s === undefined) s = this.commas[level] = ',' + this.newline(level);
+    return s;
+  }
+
+  key(k: string): string {
+    let s = this.keys.get(k);
+    if (s === undefined) {
+      s = JSON.stringify(k) + ': ';
+      this.keys.set(k, s);
+    }
+    return s;
+  }
+
   value(v: unknown, level: number): void {
-    const out = this.out;
     switch (typeof v) {
       case 'string':
-        out.push(JSON.stringify(v));
+        this.text += JSON.stringify(v);
         return;
       case 'boolean':
-        out.push(v ? 'true' : 'false');
+        this.text += v ? 'true' : 'false';
         return;
       case 'number':
       case 'bigint':
-        out.push(numberText(v));
+        this.text += numberText(v);
         return;
       case 'object': {
         if (v === null) {
-          out.push('null');
+          this.text += 'null';
           return;
         }
         if (v instanceof Lines) return this.lines(v.text, level);
         if (v instanceof Entries) return this.entries(v.entries.slice(), level);
         if (isLosslessNumber(v)) {
-          out.push(numberText(v));
+          this.text += numberText(v);
           return;
         }
         if (Array.isArray(v)) return this.array(v, level);
@@ -185,35 +206,38 @@ class Writer {
   }
 
   array(a: unknown[], level: number): void {
-    const out = this.out;
     if (a.length === 0) {
-      out.push('[]');
+      this.text += '[]';
       return;
     }
-    const inner = this.newline(level + 1);
-    out.push('[' + inner);
+    this.text += '[';
+    this.text += this.newline(level + 1);
+    const comma = this.comma(level + 1);
     for (let i = 0; i < a.length; i++) {
-      if (i > 0) out.push(',' + inner);
+      if (i > 0) this.text += comma;
       this.value(a[i], level + 1);
     }
-    out.push(this.newline(level) + ']');
+    this.text += this.newline(level);
+    this.text += ']';
   }
 
   entries(e: [string, unknown][], level: number): void {
-    const out = this.out;
     if (e.length === 0) {
-      out.push('{}');
+      this.text += '{}';
       return;
     }
     e.sort(byKey);
-    const inner = this.newline(level + 1);
-    out.push('{' + inner);
+    this.text += '{';
+    this.text += this.newline(level + 1);
+    const comma = this.comma(level + 1);
     for (let i = 0; i < e.length; i++) {
       const [k, v] = e[i] as [string, unknown];
-      out.push((i > 0 ? ',' + inner : '') + JSON.stringify(k) + ': ');
+      if (i > 0) this.text += comma;
+      this.text += this.key(k);
       this.value(v, level + 1);
     }
-    out.push(this.newline(level) + '}');
+    this.text += this.newline(level);
+    this.text += '}';
   }
 
   /**
@@ -225,7 +249,7 @@ class Writer {
    */
   lines(s: string, level: number): void {
     if (s === '') {
-      this.out.push('[]');
+      this.text += '[]';
       return;
     }
     const inner = this.newline(level + 1);
@@ -233,7 +257,11 @@ class Writer {
     // A final break leaves an empty last piece, which splitlines does not produce.
     const empty = ',' + inner + '""';
     if (body.endsWith(empty)) body = body.slice(0, body.length - empty.length);
-    this.out.push('[' + inner + body + this.newline(level) + ']');
+    this.text += '[';
+    this.text += inner;
+    this.text += body;
+    this.text += this.newline(level);
+    this.text += ']';
   }
 }
 
@@ -264,6 +292,6 @@ export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
   for (const k of Object.keys(extra)) if (!taken.has(k)) top.push([k, extra[k]]);
   const w = new Writer(dialog.name);
   w.entries(top, 0);
-  w.out.push('\n');
-  return w.out.join('');
+  w.text += '\n';
+  return w.text;
 }

@@ -6,7 +6,8 @@
 // elsewhere). For every dialog in manifest.json it extracts facts from the dialog as the model
 // reads it, in seven classes:
 //
-//   paths     file paths (`a/b.py`, `/x/y`, `./z`) and file names with a known extension,
+//   paths     file paths (`a/b.py`, `/x/y`, `./z`; not an HTML closing tag `</td>`) and file
+//             names with a known extension,
 //             anywhere (requests, replies, code, outputs)
 //   names     names defined in code: `def NAME`, `class NAME`, top-level `NAME =` assignments,
 //             in code cells and in the code of Python tool calls
@@ -44,7 +45,7 @@ const { lenToks, truncToksMid } = await import(join(dist, 'tokens', 'index.js'))
 const CLASSES = ['paths', 'names', 'tools', 'errors', 'numbers', 'urls', 'requests'];
 const EXT =
   'py|ipynb|js|mjs|ts|tsx|json|md|txt|csv|tsv|yaml|yml|toml|cfg|ini|sh|html|css|c|h|cpp|rs|go|java|rb|sql|xml|log|pdf|png|jpg|jpeg|gif|svg|parquet|pkl|nc|zip|gz';
-const PATH_RE = new RegExp(`(?:~|\\.{1,2})?(?:/[\\w.@+-]+)+/?|\\b[\\w.-]+(?:/[\\w.@+-]+)+|\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
+const PATH_RE = new RegExp(`(?<!<)(?:~|\\.{1,2})?(?:/[\\w.@+-]+)+/?|\\b[\\w.-]+(?:/[\\w.@+-]+)+|\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
 const DEF_RE = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/gm;
 const ERR_RE = /\b[A-Z]\w*(?:Error|Exception)\b/g;
 const NUM_RE = /\d+(?:[.,]\d+)*/g;

@@ -192,11 +192,11 @@ function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partia
   }
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
-  const wrap = legend ? (body: string) => wrapFlat(body, source) : undefined;
-  let { text, report } = fitFlatDocument(dialog, maxTokens, policy, wrap);
+  const wrap = legend ? (body: string, brief = false) => wrapFlat(body, source, brief) : undefined;
+  let { text, report } = fitFlatDocument(dialog, maxTokens, policy, wrap, legend);
   // A Markdown file ends with a newline, which can add a token: fit one token tighter then.
   if (job.to === 'md' && text !== '' && maxTokens > 0 && lenToks(`${text}\n`) > maxTokens) {
-    ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap));
+    ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap, legend));
     report = { ...report, maxTokens, tokens: lenToks(`${text}\n`) };
   }
   // Per-class counts are those of a plain flat rendering; a fit reports the total it reached.

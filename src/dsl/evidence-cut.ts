@@ -132,14 +132,17 @@ interface Prepared {
   spans: Array<Array<{ start: number; text: string; tokens: number }> | undefined>;
 }
 
-/** The most recent texts prepared (a fit renders the same results at many budgets). */
-const PREPARED = new Map<string, Prepared>();
-const PREPARED_MAX = 256;
+/**
+ * The most recent texts prepared (a fit renders the same results at many budgets), keyed by the
+ * text itself (whose hash the engine keeps with the string) and then by the prefix.
+ */
+const PREPARED = new Map<string, Map<string, Prepared>>();
+const PREPARED_MAX = 1024;
 
 function prepared(text: string, prefix: string): Prepared {
-  const k = `${prefix}\u0000${text}`;
-  let p = PREPARED.get(k);
-  if (p !== undefined) return p;
+  let byPrefix = PREPARED.get(text);
+  const p0 = byPrefix?.get(prefix);
+  if (p0 !== undefined) return p0;
   const lines: string[] = [];
   for (const line of pySplitlines(text)) {
     const t = pyStrip(line);
@@ -152,9 +155,13 @@ function prepared(text: string, prefix: string): Prepared {
   const keyed = lines.map((_, i) => ({ i, r: i === 0 || i === last ? 0 : inner.has(i) ? 5 : ranks[i]! }));
   // Within a rank, later lines first: a traceback's innermost frame, a log's latest state.
   keyed.sort((a, b) => a.r - b.r || b.i - a.i);
-  p = { lines, whole, order: keyed.map((x) => x.i), ranks, len: [], spans: [] };
-  if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
-  PREPARED.set(k, p);
+  const p: Prepared = { lines, whole, order: keyed.map((x) => x.i), ranks, len: [], spans: [] };
+  if (byPrefix === undefined) {
+    if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
+    byPrefix = new Map();
+    PREPARED.set(text, byPrefix);
+  }
+  byPrefix.set(prefix, p);
   return p;
 }
 
@@ -221,9 +228,10 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
   const prep = prepared(text, prefix);
   const { lines, whole } = prep;
   if (fitsToks(whole, maxToks)) return whole;
-  const plain = cut(whole, maxToks);
+  // The plain middle cut of the whole, made only when it is the answer (a long text costs to cut).
+  const plain = (): string => cut(whole, maxToks);
   // Below MIN_EVIDENCE tokens pieces would be cut to a few tokens each: the plain cut reads better.
-  if (lines.length < 2 || maxToks < MIN_EVIDENCE) return plain;
+  if (lines.length < 2 || maxToks < MIN_EVIDENCE) return plain();
   // A kept line may take at most a quarter of the budget, a last line that reports an error two
   // fifths, so the first and last lines leave room for evidence between them.
   const last = lines.length - 1;
@@ -255,10 +263,10 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
   const kept = [...chosen].sort((a, b) => a.line - b.line || a.start - b.start);
   // Joints re-tokenise a little differently from the estimate: drop the latest-chosen pieces until it fits.
   for (;;) {
-    if (kept.length === 0) return plain;
+    if (kept.length === 0) return plain();
     const out = assemble(prefix, lines, kept);
     // A single kept piece is no better than the plain middle cut, which shows both ends.
-    if (lenToks(out) <= maxToks) return kept.length >= 2 ? out : plain;
+    if (lenToks(out) <= maxToks) return kept.length >= 2 ? out : plain();
     const drop = chosen.pop()!;
     kept.splice(kept.indexOf(drop), 1);
   }

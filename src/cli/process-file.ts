@@ -23,7 +23,7 @@ import { microCompactDialog } from '../dialog/micro.js';
 import { isFailureRefusal, type SummarizeDialogRefusal } from '../strategies/refusal.js';
 import { CliFileError, SummaryFailedError, fsError } from './errors.js';
 import { OWN_OUTPUT_NOTE, dialogIsOwnOutput } from './own-output.js';
-import type { FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
+import type { FitOutcome, FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
 
 /** At most this many cell ids are listed in a report line (the JSON record has them all). */
 const IDS_SHOWN = 8;
@@ -44,6 +44,7 @@ interface Produced {
   reason?: SummarizeDialogRefusal;
   summary?: SummaryOutcome;
   micro?: MicroOutcome;
+  fit?: FitOutcome;
   /** A summary was written but the dialog still counts more than `--max-tokens`. */
   overBudget?: boolean;
 }
@@ -168,6 +169,11 @@ function fitNote(r: FitReport): string {
   return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, policy scale ${Number(r.scale.toPrecision(3))} (step ${r.step}), minimum ${r.minTokens}`;
 }
 
+/** The `--json` record's `fit`: what the fit chose and reached. */
+function fitOutcome(r: FitReport): FitOutcome {
+  return { maxTokens: r.maxTokens, tokens: r.tokens, scale: Number(r.scale.toPrecision(6)), step: r.step, minTokens: r.minTokens, indexTokens: r.indexTokens };
+}
+
 /**
  * `--strategy dsl --max-tokens N`: the flat document (legend included) or the dialog fitted into
  * N tokens. A budget below what the dialog's structure needs fails the file, naming the file, the
@@ -188,7 +194,7 @@ function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial
 function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>): Produced {
   if (job.mode === 'dialog') {
     const report = fitDialog(dialog, maxTokens, policy);
-    return { text: dumpsIpynb(dialog), after: measureDialog(dialog).tokens, note: fitNote(report) };
+    return { text: dumpsIpynb(dialog), after: measureDialog(dialog).tokens, note: fitNote(report), fit: fitOutcome(report) };
   }
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
@@ -199,11 +205,12 @@ function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partia
     ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap, legend));
     report = { ...report, maxTokens, tokens: lenToks(`${text}\n`) };
   }
-  // Per-class counts are those of a plain flat rendering; a fit reports the total it reached.
-  const after = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: report.tokens };
+  // The fitted pieces by class; the total is the whole document's, as the budget counts it.
+  const after = { ...(report.byClass ?? { user: 0, assistant: 0, calls: 0, results: 0, code: 0 }), total: report.tokens };
   const note = fitNote(report);
-  if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after, note };
-  return { text: dumpsIpynb(flatNotebook(dialog, policy, text, { source })), after, note };
+  const fit = fitOutcome(report);
+  if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after, note, fit };
+  return { text: dumpsIpynb(flatNotebook(dialog, policy, text, { source })), after, note, fit };
 }
 
 /**
@@ -236,7 +243,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     const stats = measureDialog(dialog);
     const produced =
       job.strategy === 'summary' ? await runSummary(job, dialog, stats.tokens) : job.strategy === 'micro' ? runMicro(job, dialog) : runDsl(job, dialog);
-    const { text, after, note, reason, summary, micro, overBudget } = produced;
+    const { text, after, note, reason, summary, micro, fit, overBudget } = produced;
     const base: FileReport = {
       index: job.index,
       path: job.path,
@@ -253,6 +260,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
       ...(reason !== undefined ? { reason } : {}),
       ...(summary !== undefined ? { summary } : {}),
       ...(micro !== undefined ? { micro } : {}),
+      ...(fit !== undefined ? { fit } : {}),
     };
     if (job.target === null) {
       if (text === null) return base;

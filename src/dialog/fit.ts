@@ -30,7 +30,7 @@ import type { Piece } from '../dsl/compact-reply.js';
 import { joinCompacts } from '../dsl/continuation.js';
 import type { Policy } from '../dsl/render.js';
 import { evidenceIndex, gatherFacts, prepareFacts, type FactSource, type PreparedFacts } from '../dsl/evidence-index.js';
-import { fitsToks, lenToks } from '../tokens/index.js';
+import { fitsToks, lenToks, type ClassTokens } from '../tokens/index.js';
 import type { DialogLike, MessageLike } from './cells.js';
 import { messageContextTokens } from './measure.js';
 
@@ -84,6 +84,11 @@ export interface FitReport {
   policy: Policy;
   /** Tokens of the evidence index (0 when there is none: dialog mode, the reference profile, nothing cut). */
   indexTokens: number;
+  /**
+   * Flat documents: the tokens of the chosen rendering's pieces by class, as `measureFlat`
+   * counts them (`total` is the whole document's, wrapper and index included). Absent in dialog mode.
+   */
+  byClass?: ClassTokens;
 }
 
 /**
@@ -307,7 +312,16 @@ export function fitFlat(
   };
   // Whether a step fits is decided by fitsToks, which stops counting once past maxTokens.
   const tokensAt = (step: number): number => lenToks(textAt(step));
-  if (fitsToks(textAt(FIT_STEPS), maxTokens)) return { text: textAt(FIT_STEPS), report: reportOf(base, maxTokens, FIT_STEPS, turns, tokensAt) };
+  // Class counts of the chosen step's pieces: cheap, as the document is within the budget.
+  const done = (step: number, text: string, extra: Partial<FitReport> = {}): { text: string; report: FitReport } => {
+    const byClass: ClassTokens = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 0 };
+    for (const [i, item] of items)
+      for (const x of rendered(item, (p) => cells.pieces(i, p) ?? [], samePieces, base, step, turns)) byClass[x.cls] += lenToks(x.text);
+    const report = { ...reportOf(base, maxTokens, step, turns, tokensAt), ...extra };
+    byClass.total = report.tokens;
+    return { text, report: { ...report, byClass } };
+  };
+  if (fitsToks(textAt(FIT_STEPS), maxTokens)) return done(FIT_STEPS, textAt(FIT_STEPS));
   // The dialog is cut: keep a share of the budget for the index of what the cut leaves out.
   let facts: PreparedFacts | undefined;
   let reserve = 0;
@@ -323,7 +337,7 @@ export function fitFlat(
     maxTokens,
     'dlg2compact',
   );
-  if (facts === undefined || reserve <= 0) return { text: textAt(step), report: reportOf(base, maxTokens, step, turns, tokensAt) };
+  if (facts === undefined || reserve <= 0) return done(step, textAt(step));
   const body = bodies.get(step)!;
   const brief = step < FIT_FULL_LEGEND_STEP;
   let room = maxTokens - tokensAt(step) - 2;
@@ -332,10 +346,10 @@ export function fitFlat(
     if (index === '') break;
     const text = wrap(`${body}\n\n${index}`, brief);
     const n = lenToks(text);
-    if (n <= maxTokens) return { text, report: { ...reportOf(base, maxTokens, step, turns, tokensAt), tokens: n, indexTokens: lenToks(index) } };
+    if (n <= maxTokens) return done(step, text, { tokens: n, indexTokens: lenToks(index) });
     room -= n - maxTokens;
   }
-  return { text: textAt(step), report: reportOf(base, maxTokens, step, turns, tokensAt) };
+  return done(step, textAt(step));
 }
 
 function reportOf(base: Policy, maxTokens: number, step: number, turns: number, tokensAt: (s: number) => number): FitReport {

@@ -27,6 +27,11 @@ describe('gatherFacts', () => {
     expect([...f.names.keys()]).toEqual(['load', 'Parser', 'LIMIT']);
   });
 
+  it('takes no path from an escape, a division or a word pair', () => {
+    const f = gatherFacts([{ text: '"File \\n/Users/me/app/core.py", x = self.data/other.data + 2/math.pi; and/or; nbs/api/callbacks.ipynb' }]);
+    expect([...f.files.keys()]).toEqual(['/Users/me/app/core.py', 'nbs/api/callbacks.ipynb']);
+  });
+
   it('takes no names from text that is not code, and no path from a URL', () => {
     const f = gatherFacts([{ text: 'x = 1\nsee https://h.org/a/b.py' }]);
     expect(f.names.size).toBe(0);

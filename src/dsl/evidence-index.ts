@@ -81,18 +81,21 @@ function isPathChar(c: number): boolean {
   );
 }
 
+const KNOWN_EXT = new RegExp(`\\.(?:${EXT})$`);
+
 /**
  * Whether a run of path characters around a `/` is a file path: not part of a URL (`//`), not
- * an HTML closing tag (`</td>`), and either a last part with an extension (`a/b.py`,
- * `~/x/y.csv`) or at least two folders below a root (`/srv/app`, `./data/raw`).
+ * an HTML closing tag (`</td>`); from a root (`/srv/app`, `~/x/y.csv`, `./data/raw`) with two
+ * parts or more, or one with an extension; otherwise (`a/b.py`) its last part must have a known
+ * extension, so that `x.data/y.data` or `2/math.pi` in code are not taken for paths.
  */
 function isPath(p: string, before: number): boolean {
-  if (before === 60 || before === 58 || p.startsWith('//') || p.includes('//')) return false; // '<', ':'
-  const parts = p.split('/');
+  if (before === 60 || before === 58 || p.includes('//')) return false; // '<', ':'
+  const parts = p.split('/').filter((x) => x !== '' && x !== '~' && x !== '.' && x !== '..');
+  if (parts.length === 0) return false;
   const last = parts[parts.length - 1]!;
-  if (parts.length >= 2 && /^[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}$/.test(last) && parts.slice(0, -1).every((x) => x !== '' || p.startsWith('/'))) return true;
-  const rooted = /^(?:~|\.{1,2})?\//.test(p);
-  return rooted && parts.filter((x) => x !== '' && x !== '~' && x !== '.' && x !== '..').length >= 2;
+  if (/^(?:~|\.{1,2})?\//.test(p)) return parts.length >= 2 || /^[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}$/.test(last);
+  return parts.length >= 2 && KNOWN_EXT.test(last);
 }
 
 /** The file paths in `text`, in order: folder paths by a scan around each `/`, bare names by {@link FILE_RE}. */
@@ -101,6 +104,8 @@ function* pathsIn(text: string): Generator<string> {
   for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
     let a = i;
     while (a > end && isPathChar(text.charCodeAt(a - 1))) a--;
+    // `\n/usr/lib` in escaped text (JSON, a repr): the letter of the escape is not the path's.
+    if (a > 0 && text.charCodeAt(a - 1) === 92 && 'ntr'.includes(text[a]!)) a++;
     let b = i + 1;
     while (b < text.length && isPathChar(text.charCodeAt(b))) b++;
     end = b;

@@ -254,9 +254,11 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
     if (!fits && prep.ranks[i] === 2 && i !== 0 && i !== last) {
-      for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
+      if (used + 2 <= maxToks) for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
       continue;
     }
+    // A cut line has at most lineCap tokens: cut it only when that much is left.
+    if (used + n + 1 > maxToks) continue;
     const t = fits ? line : cut(line, lineCap);
     take({ line: i, start: 0, whole: true, text: t, tokens: fits ? n : lenToks(t) });
   }

@@ -6,7 +6,8 @@
 // elsewhere). For every dialog in manifest.json it extracts facts from the dialog as the model
 // reads it, in seven classes:
 //
-//   paths     file paths (`a/b.py`, `/x/y`, `./z`) and file names with a known extension,
+//   paths     file paths (`a/b.py`, `/x/y`, `./z`; not an HTML closing tag `</td>`) and file
+//             names with a known extension,
 //             anywhere (requests, replies, code, outputs)
 //   names     names defined in code: `def NAME`, `class NAME`, top-level `NAME =` assignments,
 //             in code cells and in the code of Python tool calls
@@ -28,7 +29,8 @@
 //   fit 50%   flatDocument with maxTokens = half the flat document's tokens
 //   fit 25%   the same at a quarter
 // A dialog whose structure needs more than the budget (FitError) counts as retaining nothing
-// at that budget and is listed. Every fitted document is checked to be within its budget.
+// at that budget and is listed. Every fitted document is checked to be within its budget. Last,
+// the CPU time of fitting the largest dialogs is printed against that of their flat documents.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,91 +42,7 @@ const dir = process.argv[2] ? resolve(process.argv[2]) : join(process.env.DLG_SH
 const { readsIpynbBytes, flatDocument } = await import(join(dist, 'notebook', 'index.js'));
 const { fmt2hist } = await import(join(dist, 'chat', 'index.js'));
 const { lenToks, truncToksMid } = await import(join(dist, 'tokens', 'index.js'));
-
-const CLASSES = ['paths', 'names', 'tools', 'errors', 'numbers', 'urls', 'requests'];
-const EXT =
-  'py|ipynb|js|mjs|ts|tsx|json|md|txt|csv|tsv|yaml|yml|toml|cfg|ini|sh|html|css|c|h|cpp|rs|go|java|rb|sql|xml|log|pdf|png|jpg|jpeg|gif|svg|parquet|pkl|nc|zip|gz';
-const PATH_RE = new RegExp(`(?:~|\\.{1,2})?(?:/[\\w.@+-]+)+/?|\\b[\\w.-]+(?:/[\\w.@+-]+)+|\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
-const DEF_RE = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/gm;
-const ERR_RE = /\b[A-Z]\w*(?:Error|Exception)\b/g;
-const NUM_RE = /\d+(?:[.,]\d+)*/g;
-const URL_RE = /https?:\/\/[^\s'"<>`)\]]+/g;
-
-const add = (set, re, text, group = 0) => {
-  for (const m of text.matchAll(re)) {
-    const v = m[group] ?? m[2];
-    if (v) set.add(v);
-  }
-};
-
-/** The facts of a dialog, by class. */
-function facts(d) {
-  const f = Object.fromEntries(CLASSES.map((c) => [c, new Set()]));
-  const code = (src) => add(f.names, DEF_RE, src, 1);
-  const results = (text) => {
-    add(f.errors, ERR_RE, text);
-    for (const m of text.matchAll(NUM_RE)) if (m[0].replace(/\D/g, '').length >= 2) f.numbers.add(m[0]);
-  };
-  const anywhere = (text) => {
-    add(f.paths, PATH_RE, text);
-    add(f.urls, URL_RE, text);
-  };
-  for (const m of d.messages) {
-    if (m.skipped || (m.type === 'raw' && m.meta && Object.hasOwn(m.meta, 'rec_kind'))) continue;
-    anywhere(m.content);
-    if (m.type === 'code') {
-      code(m.content);
-      const view = m.aiOutput;
-      anywhere(view);
-      results(view);
-    }
-    if (m.type === 'prompt') {
-      const words = m.content.trim().split(/\s+/).slice(0, 6).join(' ');
-      if (words) f.requests.add(words);
-      anywhere(m.reply);
-      for (const msg of fmt2hist(m.reply)) {
-        for (const part of msg.content) {
-          if (part.type === 'tool_use') {
-            f.tools.add(part.name);
-            for (const v of Object.values(part.arguments ?? {})) {
-              if (typeof v === 'string' && v.length > 0 && v.length <= 40 && !v.includes('\n')) f.tools.add(v);
-              if (typeof v === 'string' && (part.name === 'py' || part.name.endsWith('execute'))) code(v);
-            }
-          } else if (part.type === 'tool_result') results(part.text);
-        }
-      }
-    }
-  }
-  for (const u of f.urls) f.paths.delete(u.replace(/^https?:/, ''));
-  return f;
-}
-
-const squash = (s) => s.replace(/ ¶ /g, ' ').replace(/\s+/g, ' ');
-
-/** Share retained per class (undefined for a class without facts). */
-function retained(f, out) {
-  const flat = squash(out);
-  const r = {};
-  for (const c of CLASSES) {
-    if (f[c].size === 0) continue;
-    let n = 0;
-    for (const x of f[c]) if (c === 'requests' ? flat.includes(squash(x)) : out.includes(x)) n++;
-    r[c] = n / f[c].size;
-  }
-  return r;
-}
-
-/** The dialog's plain text: what the model reads, cell by cell. */
-function plainText(d) {
-  const parts = [];
-  for (const m of d.messages) {
-    if (m.skipped) continue;
-    parts.push(m.content);
-    if (m.type === 'prompt' && m.reply) parts.push(m.reply);
-    if (m.type === 'code' && m.output.length) parts.push(m.aiOutput);
-  }
-  return parts.join('\n\n');
-}
+const { CLASSES, facts, retained, plainText } = await import('./facts.mjs');
 
 let manifest;
 try {
@@ -140,14 +58,20 @@ const tokens = Object.fromEntries(OUTS.map((o) => [o, 0]));
 const failures = [];
 let over = 0;
 let before = 0;
+let byText = { text: -1 };
+let byBytes = { bytes: -1 };
 for (const { name } of manifest) {
   const file = `${name}.ipynb`;
   const d = readsIpynbBytes(readFileSync(join(dir, file)), file);
-  const f = facts(d);
+  const f = facts(d, fmt2hist);
   const flat = flatDocument(d, { source: file });
   const flatToks = lenToks(flat);
   const text = plainText(d);
-  before += lenToks(text);
+  const textToks = lenToks(text);
+  before += textToks;
+  const bytes = readFileSync(join(dir, file)).length;
+  if (textToks > byText.text) byText = { text: textToks, bytes, d, file, flatToks };
+  if (bytes > byBytes.bytes) byBytes = { text: textToks, bytes, d, file, flatToks };
   const outs = { flat, plain: truncToksMid(text, flatToks) };
   for (const [label, share] of [
     ['fit 50%', 0.5],
@@ -186,3 +110,29 @@ for (const o of OUTS) {
 }
 console.log(`\nfitted documents over budget: ${over}`);
 if (failures.length) console.log(`budgets below the structure (FitError, counted as 0): ${failures.length}\n  ${failures.join('\n  ')}`);
+
+// Fitting time against one compaction, on the largest dialog by file size and by text, CPU
+// medians of 5 warm runs.
+const cpu = (fn) => {
+  fn();
+  const t = [];
+  for (let i = 0; i < 5; i++) {
+    const c0 = process.cpuUsage();
+    fn();
+    const c = process.cpuUsage(c0);
+    t.push((c.user + c.system) / 1000);
+  }
+  return t.sort((a, b) => a - b)[2];
+};
+for (const [what, big] of [
+  ['file size', byBytes],
+  ['text', byText],
+]) {
+  const one = cpu(() => flatDocument(big.d, { source: big.file }));
+  const half = cpu(() => flatDocument(big.d, { source: big.file, maxTokens: Math.floor(big.flatToks / 2) }));
+  const quarter = cpu(() => flatDocument(big.d, { source: big.file, maxTokens: Math.floor(big.flatToks / 4) }));
+  console.log(
+    `fitting the largest dialog by ${what}, ${big.file} (${(big.bytes / 1e6).toFixed(1)} MB, ${big.text.toLocaleString('en-US')} tokens of text): ` +
+      `one flat document ${one.toFixed(0)} ms CPU; fit at 50% ${(half / one).toFixed(2)}x that, at 25% ${(quarter / one).toFixed(2)}x`,
+  );
+}

@@ -236,7 +236,10 @@ describe('non-text outputs and binary runs', () => {
 
   it('text/html without text/plain shows its text, tags stripped, in linear time', () => {
     const html = '<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2 &amp; 3</td></tr></table><script>x<1</script><p>Done &lt;ok&gt;</p>';
-    expect(htmlText(html)).toBe('a b\n1 2 & 3\nDone <ok>');
+    expect(htmlText(html)).toBe('a | b\n1 | 2 & 3\nDone <ok>');
+    // white space collapses as a browser shows it, except inside <pre>; pandas' layout keeps a row on one line
+    expect(htmlText('<tr>\n  <th></th>\n  <th>unit</th>\n</tr>\n<tr>\n  <th>0</th>\n  <td>Bq/m3</td>\n</tr>')).toBe('| unit\n0 | Bq/m3');
+    expect(htmlText('<p>one\n two</p><pre>a\n  b</pre>c\n\nd')).toBe('one two\na\nb\nc d');
     expect(aiOutput([{ output_type: 'execute_result', data: { 'text/html': '<b>bold</b> and <i>it</i>' }, metadata: {}, execution_count: 1 }], 'clean')).toBe(
       'bold and it',
     );
@@ -288,7 +291,7 @@ describe('the legend of flat documents', () => {
     expect(doc).toBe(
       `${flatLegend('../nbs/leg.ipynb')}\n\n## Conversation\n\n${body}\n\nIf further detail is needed, read the complete transcript at: ../nbs/leg.ipynb`,
     );
-    expect(doc.startsWith('This is a condensed reading of the dialog notebook `../nbs/leg.ipynb`, made by dlg-compact')).toBe(true);
+    expect(doc.startsWith('Condensed reading of the dialog notebook `../nbs/leg.ipynb` by dlg-compact, cells in order.')).toBe(true);
     expect(compactBody(doc)).toBe(body);
     expect(compactBody(flatDocument(d))).toBe(body);
     expect(flatDocument(d)).toContain(UNNAMED_SOURCE);

@@ -153,6 +153,18 @@ describe('--max-tokens with the dsl strategy', () => {
     }
   });
 
+  it('--json gives the budget chosen and the tokens reached, by class', () => {
+    const d = dir({ 'demo.ipynb': readFileSync(join(ROOT, 'notebooks', 'demo.ipynb')) });
+    const r = cli(['--max-tokens', '800', '--check', '--json', 'demo.ipynb'], d);
+    expect(r.code).toBe(1); // --check: a file would be written
+    const rec = JSON.parse(r.stdout);
+    expect(rec.fit).toEqual({ maxTokens: 800, tokens: 719, scale: 0.114626, step: 55, minTokens: 287, indexTokens: 49 });
+    expect(rec.note).toBe('fit: 719 of --max-tokens 800 tokens, policy scale 0.115 (step 55), minimum 287');
+    // the pieces by class; the total is the whole document's (the legend in brief and the index too)
+    expect(rec.tokens.after).toEqual({ user: 221, assistant: 95, calls: 34, results: 28, code: 163, total: 719 });
+    expect(ls(d)).toEqual(['demo.ipynb']);
+  });
+
   it('a budget below the structure fails that file, naming it, the flag and the smallest budget', () => {
     const d = dir({ 'a.ipynb': ONE });
     const r = cli(['--max-tokens', '3', 'a.ipynb'], d);

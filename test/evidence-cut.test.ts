@@ -32,8 +32,18 @@ describe('evidenceCut', () => {
     expect(evidenceCut('a\nb', 0)).toBe('');
   });
 
-  it("keeps a traceback's first line and its exception, and marks the cut", () => {
-    expect(evidenceCut(traceback, 35)).toBe("> Traceback (most recent call last): … ValueError: invalid literal for …  10: 'abc'");
+  it("keeps a traceback's first line, its innermost file and its exception, and marks the cut", () => {
+    expect(evidenceCut(traceback, 35)).toBe("> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for …  10: 'abc'");
+  });
+
+  it('keeps the URLs and paths of a line too long for its share, each once', () => {
+    const listing = [
+      'Searching 3 folders',
+      `matches: ${Array.from({ length: 12 }, (_, i) => `see src/part${i % 3}/notes.md near the words of line ${i}`).join('; ')}`,
+      'fetched https://example.org/a/b.html for more',
+      'done',
+    ].join('\n');
+    expect(evidenceCut(listing, 40)).toBe('> Searching 3 folders … src/part0/notes.md … src/part1/notes.md … https://example.org/a/b.html … done');
   });
 
   it("keeps a table's header, first row and last row", () => {
@@ -67,7 +77,9 @@ describe('evidenceCut', () => {
 describe('compactResult and profiles', () => {
   it('the clean profile cuts by evidence', () => {
     expect(compactResult(traceback, 35, 'clean')).toBe(evidenceCut(traceback, 35, { cut: cleanTruncMid }));
-    expect(compactResult(traceback, 35, 'clean')).toBe("> Traceback (most recent call last): … ValueError: invalid literal for  … 10: 'abc'");
+    expect(compactResult(traceback, 35, 'clean')).toBe(
+      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for  … 10: 'abc'",
+    );
   });
 
   it('the reference profile keeps the middle cut', () => {

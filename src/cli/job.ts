@@ -95,8 +95,10 @@ export interface FileReport {
    * the input's when nothing is written; `null` when unknown, as `after`).
    */
   bytes?: { before: number; after: number | null };
-  /** Short text for the report line, in parentheses after the status (summary and micro). */
+  /** Short text for the report line, in parentheses after the status (summary, micro, a fit). */
   note?: string;
+  /** What `--max-tokens` chose and reached (`--strategy dsl` only). */
+  fit?: FitOutcome;
   /** Why a summary was refused (status `unchanged`, nothing written). */
   reason?: SummarizeDialogRefusal;
   summary?: SummaryOutcome;
@@ -133,4 +135,19 @@ export function isFailure(r: FileResult | FileJob): r is FileFailure {
 /** True when `r` is a skipped input. */
 export function isSkip(r: FileResult | FileJob): r is FileSkip {
   return 'skipped' in r;
+}
+
+/** What a `--max-tokens` fit of the DSL strategy chose and reached, for `--json`. */
+export interface FitOutcome {
+  /** The budget asked for (o200k_base tokens). */
+  maxTokens: number;
+  /** Tokens of the output as the budget counts them (at most `maxTokens`). */
+  tokens: number;
+  /** The scale of the base policy chosen, and its step (0 = the floor, 240 = unlimited). */
+  scale: number;
+  step: number;
+  /** The smallest budget that holds the dialog's structure. */
+  minTokens: number;
+  /** Tokens of the evidence index in a flat output (0 when none). */
+  indexTokens: number;
 }

@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
 import { DlgError } from '../errors.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
-import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, measureFlat } from '../dialog/compact.js';
+import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, measureFlat, withFlatIndex } from '../dialog/compact.js';
 import { FitError, type FitReport } from '../dialog/fit.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
@@ -27,7 +27,7 @@ import { isFailureRefusal, type SummarizeDialogRefusal } from '../strategies/ref
 import { countAfterPromptEdits, countDialog, countFlatBody, countInput, type CountLevel, type InputCounts } from './counts.js';
 import { CliFileError, SummaryFailedError, fsError } from './errors.js';
 import { OWN_OUTPUT_NOTE, dialogIsOwnOutput } from './own-output.js';
-import type { FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
+import type { FitOutcome, FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
 
 /** At most this many cell ids are listed in a report line (the JSON record has them all). */
 const IDS_SHOWN = 8;
@@ -48,6 +48,7 @@ interface Produced {
   reason?: SummarizeDialogRefusal;
   summary?: SummaryOutcome;
   micro?: MicroOutcome;
+  fit?: FitOutcome;
   /** A summary was written but the dialog still counts more than `--max-tokens`. */
   overBudget?: boolean;
 }
@@ -176,9 +177,9 @@ function runDsl(job: FileJob, dialog: Dialog, work: Work): Produced {
 }
 
 /**
- * The flat document of `flatDocument` (`--mode flat`, no budget): the body, wrapped with the
- * legend in the clean profile (unless --no-legend), which names the source relative to the
- * output's folder, as the summary note does; the report counts the body (`measureFlat`). The
+ * The flat document of `flatDocument` (`--mode flat`, no budget): the body and its evidence
+ * index, wrapped with the legend in the clean profile (unless --no-legend), which names the
+ * source relative to the output's folder, as the summary note does; the report counts the body (`measureFlat`). The
  * dialog is taken out of `box` and dropped once rendered: the flat notebook needs only its
  * metadata and name (`shell`), so a large dialog's memory is free before the notebook text is
  * built.
@@ -190,7 +191,8 @@ function renderFlat(job: FileJob, box: { dialog: Dialog | null }, level: CountLe
   const flat = level === 'classes' ? measureFlat(dialog, p) : null;
   const body = flat === null ? dlg2compact(dialog, p) : flat.text;
   const after = flat === null ? countFlatBody(body, level === 'none' ? 'none' : 'total') : flat.tokens;
-  const text = p.profile === 'clean' && job.legend !== false ? wrapFlat(body, sourcePath(job)) : body;
+  // The legend, and the index of what the cuts left out, come together (flatDocument's rule).
+  const text = p.profile === 'clean' && job.legend !== false ? wrapFlat(withFlatIndex(dialog, body), sourcePath(job)) : body;
   return { text, after, shell: new Dialog([], { metadata: dialog.metadata, name: dialog.name }) };
 }
 
@@ -205,6 +207,11 @@ function runFlat(job: FileJob, box: { dialog: Dialog | null }, work: Work): Prod
 /** What a fit chose and reached, for the report line and `--json` (`note`). */
 function fitNote(r: FitReport): string {
   return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, policy scale ${Number(r.scale.toPrecision(3))} (step ${r.step}), minimum ${r.minTokens}`;
+}
+
+/** The `--json` record's `fit`: what the fit chose and reached. */
+function fitOutcome(r: FitReport): FitOutcome {
+  return { maxTokens: r.maxTokens, tokens: r.tokens, scale: Number(r.scale.toPrecision(6)), step: r.step, minTokens: r.minTokens, indexTokens: r.indexTokens };
 }
 
 /**
@@ -227,22 +234,23 @@ function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial
 function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>, work: Work): Produced {
   if (job.mode === 'dialog') {
     const report = fitDialog(dialog, maxTokens, policy);
-    return { text: dumpsIpynb(dialog), after: countAfterPromptEdits(dialog, work.level, work.input), note: fitNote(report) };
+    return { text: dumpsIpynb(dialog), after: countAfterPromptEdits(dialog, work.level, work.input), note: fitNote(report), fit: fitOutcome(report) };
   }
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
-  const wrap = legend ? (body: string) => wrapFlat(body, source) : undefined;
-  let { text, report } = fitFlatDocument(dialog, maxTokens, policy, wrap);
+  const wrap = legend ? (body: string, brief = false) => wrapFlat(body, source, brief) : undefined;
+  let { text, report } = fitFlatDocument(dialog, maxTokens, policy, wrap, legend);
   // A Markdown file ends with a newline, which can add a token: fit one token tighter then.
   if (job.to === 'md' && text !== '' && maxTokens > 0 && lenToks(`${text}\n`) > maxTokens) {
-    ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap));
+    ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap, legend));
     report = { ...report, maxTokens, tokens: lenToks(`${text}\n`) };
   }
-  // Per-class counts are those of a plain flat rendering; a fit reports the total it reached.
-  const after = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: report.tokens };
+  // The fitted pieces by class; the total is the whole document's, as the budget counts it.
+  const after = { ...(report.byClass ?? { user: 0, assistant: 0, calls: 0, results: 0, code: 0 }), total: report.tokens };
   const note = fitNote(report);
-  if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after, note };
-  return { text: dumpsIpynb(flatNotebook(dialog, policy, text, { source })), after, note };
+  const fit = fitOutcome(report);
+  if (job.to === 'md') return { text: text === '' ? '' : text + '\n', after, note, fit };
+  return { text: dumpsIpynb(flatNotebook(dialog, policy, text, { source })), after, note, fit };
 }
 
 /**
@@ -371,7 +379,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     const outcome = await compactInput(job, held);
     if ('skipped' in outcome) return { index: job.index, path: job.path, skipped: outcome.skipped };
     const { stats, produced } = outcome;
-    const { text, after, note, reason, summary, micro, overBudget } = produced;
+    const { text, after, note, reason, summary, micro, fit, overBudget } = produced;
     if (size >= RECLAIM_BYTES) reclaim(); // the dialog and the work on it: only the output is left
     const base: FileReport = {
       index: job.index,
@@ -389,6 +397,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
       ...(reason !== undefined ? { reason } : {}),
       ...(summary !== undefined ? { summary } : {}),
       ...(micro !== undefined ? { micro } : {}),
+      ...(fit !== undefined ? { fit } : {}),
     };
     if (job.target === null) {
       if (text === null) return base;

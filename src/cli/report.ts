@@ -63,7 +63,9 @@ export function skipLine(r: FileSkip): string {
  * when unknown: `--check` with an LLM summariser). Then, for `summary` and `micro` only:
  * `note` (the report line's parenthesis), `reason` (a refused summary's reason, when
  * refused), and `summary: {summarizer, replaced, ids}` or
- * `micro: {cleared: [{messageId, tool}], refused: [{messageId, reason}]}`.
+ * `micro: {cleared: [{messageId, tool}], refused: [{messageId, reason}]}`; for `--max-tokens`
+ * with the `dsl` strategy, `note` and `fit: {maxTokens, tokens, scale, step, minTokens,
+ * indexTokens}`.
  * A failed file gives `{path, error}`; a skipped input `{path, status: "skipped", note}`.
  */
 export function jsonRecord(r: FileResult): Record<string, unknown> {
@@ -83,5 +85,6 @@ export function jsonRecord(r: FileResult): Record<string, unknown> {
   if (r.reason !== undefined) rec.reason = r.reason;
   if (r.summary !== undefined) rec.summary = r.summary;
   if (r.micro !== undefined) rec.micro = r.micro;
+  if (r.fit !== undefined) rec.fit = r.fit;
   return rec;
 }

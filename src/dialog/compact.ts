@@ -15,6 +15,7 @@ import { atCell, requireDialog } from './cell-errors.js';
 import { cleanProse } from '../dsl/clean-text.js';
 import { aiOutput, hasRichOutput } from './ai-output.js';
 import { checkMaxTokens, fitFlat, fitPrompts, type FitReport } from './fit.js';
+import { evidenceIndex, gatherFacts, INDEX_UNITS_PER_TOKEN, prepareFacts, type FactSource } from '../dsl/evidence-index.js';
 
 /** A total budget for the whole result (see `fit.ts`); with it, the policy's budgets are scaled to fit. */
 export interface FitOptions {
@@ -172,21 +173,56 @@ function flatTurns(d: Dialog, p: Policy): Piece[][] {
 
 /**
  * The flat document fitted into `maxTokens` tokens (see `fit.ts`): the largest scale of the
- * policy, with a recency gradient, whose document `wrap(body)` (default: the body alone) fits.
+ * policy, with a recency gradient, whose document `wrap(body, brief)` (default: the body alone;
+ * `brief` at the low steps where a short legend should be used, see `fitFlat`) fits.
+ * @param index (clean profile) follow the body with its evidence index when the dialog is cut,
+ *   keeping a share of `maxTokens` for it (`FIT_INDEX_SHARE`; `withFlatIndex`).
  * @returns the document (`wrap` applied) and what the fit chose and reached.
  * @throws FitError (a BudgetError naming the smallest budget that holds the structure) when
  *   `maxTokens` is below it; InvalidArgumentError on a bad `maxTokens`; NotebookError as
  *   {@link dlg2compact}.
  */
-export function fitFlatDocument(d: Dialog, maxTokens: number, policy?: Partial<Policy>, wrap?: (body: string) => string): { text: string; report: FitReport } {
+export function fitFlatDocument(
+  d: Dialog,
+  maxTokens: number,
+  policy?: Partial<Policy>,
+  wrap?: (body: string, brief: boolean) => string,
+  index = false,
+): { text: string; report: FitReport } {
   const cells = {
     count: d.messages.length,
     pieces: (i: number, p: Policy) => flatCell(d, i, p),
     rendered: (i: number) => !d.messages[i]!.skipped && !isRecordCell(d.messages[i]!),
     closesTurn: (i: number) => d.messages[i]!.type === 'prompt',
     isNote: (i: number) => d.messages[i]!.type === 'note' || d.messages[i]!.type === 'raw',
+    sources: index ? (i: number) => factSources(d.messages[i]!) : undefined,
   };
   return fitFlat(cells, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitFlatDocument'), wrap);
+}
+
+/**
+ * A flat body (clean profile) followed by its evidence index (`dsl/evidence-index.ts`): the
+ * files, URLs, error names and names defined in code that the dialog's rendered cells mention
+ * and `body` does not show, within `maxToks` tokens (default: one token per
+ * {@link INDEX_UNITS_PER_TOKEN} UTF-16 units of the body). Returns `body` itself when nothing is
+ * missing or nothing fits.
+ */
+export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body.length / INDEX_UNITS_PER_TOKEN)): string {
+  if (maxToks <= 0) return body;
+  const sources: FactSource[] = [];
+  for (const m of d.messages) if (!m.skipped && !isRecordCell(m)) sources.push(...factSources(m));
+  const index = evidenceIndex(prepareFacts(gatherFacts(sources)), body, maxToks);
+  return index === '' ? body : `${body}\n\n${index}`;
+}
+
+/** The texts of a cell the evidence index gathers facts from: source, reply and the clean output view. */
+function factSources(m: Message): FactSource[] {
+  if (m.type === 'code') {
+    const view = hasRichOutput(m.output) ? aiOutput(m.output, 'clean') : m.aiOutput;
+    return [{ text: m.content, code: true }, { text: view }];
+  }
+  // A reply's tool calls carry code too (definitions made by the AI's code runs).
+  return m.type === 'prompt' ? [{ text: m.content }, { text: m.reply, code: true }] : [{ text: m.content }];
 }
 
 /**

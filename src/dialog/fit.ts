@@ -29,7 +29,8 @@ import { BudgetError, DlgError, InvalidArgumentError } from '../errors.js';
 import type { Piece } from '../dsl/compact-reply.js';
 import { joinCompacts } from '../dsl/continuation.js';
 import type { Policy } from '../dsl/render.js';
-import { fitsToks, lenToks } from '../tokens/index.js';
+import { evidenceIndex, gatherFacts, prepareFacts, type FactSource, type PreparedFacts } from '../dsl/evidence-index.js';
+import { fitsToks, lenToks, type ClassTokens } from '../tokens/index.js';
 import type { DialogLike, MessageLike } from './cells.js';
 import { messageContextTokens } from './measure.js';
 
@@ -41,6 +42,20 @@ const GALLOP = 16;
 
 /** Stands for "unlimited" in a budget (the reference's 10**9). */
 const UNLIMITED = 1_000_000_000;
+
+/**
+ * The first step at which a fitted flat document carries the whole legend; below it the legend
+ * in brief (`flatKey`). Step 72 is half the base policy for the turns of middle age, where a
+ * dialog is already cut hard and the legend's tokens are better spent on the dialog.
+ */
+export const FIT_FULL_LEGEND_STEP = 72;
+
+/**
+ * The share of `maxTokens` a fitted flat document (clean profile) keeps for its evidence index
+ * (`dsl/evidence-index.ts`) when the dialog does not fit whole; what the index does not use
+ * stays unused.
+ */
+export const FIT_INDEX_SHARE = 0.15;
 
 /** Tokens every request, note and raw cell keeps at any budget. */
 export const FIT_FLOOR_USER = 6;
@@ -67,6 +82,13 @@ export interface FitReport {
   minTokens: number;
   /** The policy of the latest turn at the chosen step. */
   policy: Policy;
+  /** Tokens of the evidence index (0 when there is none: dialog mode, the reference profile, nothing cut). */
+  indexTokens: number;
+  /**
+   * Flat documents: the tokens of the chosen rendering's pieces by class, as `measureFlat`
+   * counts them (`total` is the whole document's, wrapper and index included). Absent in dialog mode.
+   */
+  byClass?: ClassTokens;
 }
 
 /**
@@ -223,18 +245,28 @@ export interface FlatCells {
   closesTurn(i: number): boolean;
   /** Whether cell `i` is a note or raw cell: its text is budgeted like prose, not like a request. */
   isNote(i: number): boolean;
+  /** The texts of cell `i` the evidence index gathers facts from (its source, reply, output view). */
+  sources?(i: number): FactSource[];
   /** Number of cells. */
   count: number;
 }
 
 /**
  * Fit a flat document into `maxTokens`: the turns of `cells` at the largest step whose
- * document `wrap(body)` has at most `maxTokens` tokens.
+ * document `wrap(body, brief)` has at most `maxTokens` tokens.
  * @param wrap what the caller writes around the body (a legend, …); identity by default.
+ *   `brief` is true below {@link FIT_FULL_LEGEND_STEP}: the wrapper should be short there (the
+ *   legend in brief). The wrapper must not be shorter at a larger step, so that the document's
+ *   tokens grow with the step.
  * @returns the document and the {@link FitReport}.
  * @throws FitError when the structure alone needs more; InvalidArgumentError on a bad maxTokens.
  */
-export function fitFlat(cells: FlatCells, base: Policy, maxTokens: number, wrap: (body: string) => string = (b) => b): { text: string; report: FitReport } {
+export function fitFlat(
+  cells: FlatCells,
+  base: Policy,
+  maxTokens: number,
+  wrap: (body: string, brief: boolean) => string = (b) => b,
+): { text: string; report: FitReport } {
   checkMaxTokens(maxTokens, 'fitFlat');
   // Turn index of each rendered cell: a prompt closes its turn.
   const turnOf: number[] = [];
@@ -258,6 +290,7 @@ export function fitFlat(cells: FlatCells, base: Policy, maxTokens: number, wrap:
     items.set(i, item);
   }
   const texts = new Map<number, string>();
+  const bodies = new Map<number, string>();
   const textAt = (step: number): string => {
     const cached = texts.get(step);
     if (cached !== undefined) return cached;
@@ -271,23 +304,56 @@ export function fitFlat(cells: FlatCells, base: Policy, maxTokens: number, wrap:
       }
     }
     if (cur.length) out.push(cur.join('\n'));
-    const text = wrap(joinCompacts(...out));
+    const body = joinCompacts(...out);
+    bodies.set(step, body);
+    const text = wrap(body, step < FIT_FULL_LEGEND_STEP);
     texts.set(step, text);
     return text;
   };
   // Whether a step fits is decided by fitsToks, which stops counting once past maxTokens.
   const tokensAt = (step: number): number => lenToks(textAt(step));
+  // Class counts of the chosen step's pieces: cheap, as the document is within the budget.
+  const done = (step: number, text: string, extra: Partial<FitReport> = {}): { text: string; report: FitReport } => {
+    const byClass: ClassTokens = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 0 };
+    for (const [i, item] of items)
+      for (const x of rendered(item, (p) => cells.pieces(i, p) ?? [], samePieces, base, step, turns)) byClass[x.cls] += lenToks(x.text);
+    const report = { ...reportOf(base, maxTokens, step, turns, tokensAt), ...extra };
+    byClass.total = report.tokens;
+    return { text, report: { ...report, byClass } };
+  };
+  if (fitsToks(textAt(FIT_STEPS), maxTokens)) return done(FIT_STEPS, textAt(FIT_STEPS));
+  // The dialog is cut: keep a share of the budget for the index of what the cut leaves out.
+  let facts: PreparedFacts | undefined;
+  let reserve = 0;
+  if (base.profile === 'clean' && cells.sources) {
+    const all: FactSource[] = [];
+    for (const i of items.keys()) all.push(...cells.sources(i));
+    facts = prepareFacts(gatherFacts(all));
+    if (facts.any && fitsToks(textAt(0), maxTokens)) reserve = Math.min(Math.floor(maxTokens * FIT_INDEX_SHARE), maxTokens - tokensAt(0));
+  }
   const step = search(
-    (s) => fitsToks(textAt(s), maxTokens),
+    (s) => fitsToks(textAt(s), maxTokens - reserve),
     () => tokensAt(0),
     maxTokens,
     'dlg2compact',
   );
-  return { text: textAt(step), report: reportOf(base, maxTokens, step, turns, tokensAt) };
+  if (facts === undefined || reserve <= 0) return done(step, textAt(step));
+  const body = bodies.get(step)!;
+  const brief = step < FIT_FULL_LEGEND_STEP;
+  let room = maxTokens - tokensAt(step) - 2;
+  for (let tries = 0; room > 0 && tries < 4; tries++) {
+    const index = evidenceIndex(facts, body, room);
+    if (index === '') break;
+    const text = wrap(`${body}\n\n${index}`, brief);
+    const n = lenToks(text);
+    if (n <= maxTokens) return done(step, text, { tokens: n, indexTokens: lenToks(index) });
+    room -= n - maxTokens;
+  }
+  return done(step, textAt(step));
 }
 
 function reportOf(base: Policy, maxTokens: number, step: number, turns: number, tokensAt: (s: number) => number): FitReport {
-  return { maxTokens, tokens: tokensAt(step), step, scale: fitScale(step), minTokens: tokensAt(0), policy: fitPolicy(base, step, 0, turns) };
+  return { maxTokens, tokens: tokensAt(step), step, scale: fitScale(step), minTokens: tokensAt(0), policy: fitPolicy(base, step, 0, turns), indexTokens: 0 };
 }
 
 /** A prompt's request and reply after compaction. */

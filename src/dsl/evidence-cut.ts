@@ -3,24 +3,26 @@
  *
  * The reference cuts a long result in the middle, so a 35-token budget keeps its first and last
  * few words and drops whatever lay between: the exception in the middle of a traceback, the path
- * a search found, the count a command printed. An evidence cut spends the same budget on whole
- * lines instead, chosen by what they carry:
+ * a search found, the count a command printed. An evidence cut spends the same budget on what
+ * the lines carry, in this order:
  *
  * 1. the first line and the last line (a traceback's last line names the exception; a command's
  *    last line usually gives its outcome);
  * 2. lines that report an error, an exception, a warning or a failure, and lines that give an
  *    exit state (`exit code 1`, `returned non-zero`, `Killed`, …);
- * 3. lines holding a URL or a file path;
+ * 3. lines holding a URL or a file path — a line too long for its share keeps just its URLs
+ *    and paths, each shown once;
  * 4. lines holding a number — in a table (several lines with the same count of `|`, tab or
  *    comma separators) only the header, the first row and the last row;
  * 5. any other line.
  *
  * Within a class later lines come first (a traceback's innermost frame, a log's latest state).
- * Lines are taken in that order while they fit; a line longer than its share of the budget (a
- * quarter; two fifths for the last line) is itself middle-cut. The kept lines are written in their original order, joined by `' ¶ '` where
- * they were adjacent and by `' … '` (the cut mark) where lines were removed between them, so a
- * reader sees where text is missing. The result never exceeds the budget as counted by
- * `lenToks`; when no line fits, the plain middle cut of the whole is returned.
+ * Pieces are taken in that order while they fit; a line longer than its share of the budget (a
+ * quarter; two fifths for a last line that reports an error) is itself middle-cut. The kept pieces are written in their original order, joined by
+ * `' ¶ '` where whole lines were adjacent and by `' … '` (the cut mark) where text was removed
+ * between them, so a reader sees where text is missing. A piece already shown is not repeated.
+ * The result never exceeds the budget as counted by `lenToks`; when fewer than two pieces fit,
+ * or the budget is below {@link MIN_EVIDENCE} tokens, the plain middle cut of the whole is returned.
  */
 import { pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
@@ -30,18 +32,28 @@ export const EVIDENCE_CUT_MARK = ' … ';
 
 const JOIN = ' ¶ ';
 
+/** The smallest budget (tokens) cut by evidence; below it a result is middle-cut. */
+export const MIN_EVIDENCE = 16;
+
 const ERROR_LINE =
   /\b(?:[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)|Traceback|error|exception|failed|failure|fatal|panic|denied|not found|no such file|cannot|can't|unable|invalid|FAIL(?:ED)?|ERROR|WARN(?:ING)?)\b/;
 const EXIT_LINE =
   /\b(?:exit(?:ed)?(?: with)?(?: code| status)?[ :=]*-?\d+|returned non-zero|non-zero exit|exit status|return code|Killed|Terminated|timed? ?out|Segmentation fault|core dumped|Aborted)\b/i;
+const EXT =
+  'py|ipynb|js|mjs|ts|tsx|jsx|json|md|txt|csv|tsv|ya?ml|toml|cfg|ini|sh|html?|css|c|h|cc|cpp|hpp|rs|go|java|rb|php|sql|xml|lock|log|pdf|png|jpe?g|gif|svg|parquet|pkl|nc|zip|gz|tar';
 const URL_LINE = /\b(?:https?|ftp|file|s3|gs):\/\/\S/;
-const PATH_LINE =
-  /(?:^|[\s'"`(=:[,])(?:~|\.{1,2})?\/[\w.@+-]+\/?|\b[\w.-]+\/[\w.@+-]+|\b[\w-]+\.(?:py|ipynb|js|mjs|ts|tsx|jsx|json|md|txt|csv|tsv|ya?ml|toml|cfg|ini|sh|html?|css|c|h|cc|cpp|hpp|rs|go|java|rb|php|sql|xml|lock|log|pdf|png|jpe?g|gif|svg|parquet|pkl|nc|zip|gz|tar)\b/;
+const PATH_LINE = new RegExp(`(?:^|[\\s'"\`(=:[,])(?:~|\\.{1,2})?\\/[\\w.@+-]+\\/?|\\b[\\w.-]+\\/[\\w.@+-]+|\\b[\\w-]+\\.(?:${EXT})\\b`);
 const NUMBER_LINE = /\d/;
+
+/** URLs and paths inside a line (a `/` right after `<` is a closing tag, not a path). */
+const URL_SPAN = /\b(?:https?|ftp|file|s3|gs):\/\/[^\s'"<>`)\]]+/g;
+const PATH_SPAN = new RegExp(`(?:~|\\.{1,2})?(?:\\/[\\w.@+-]+)+\\/?|\\b[\\w.-]+(?:\\/[\\w.@+-]+)+\\/?|\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
+
+const isErrorLine = (line: string): boolean => ERROR_LINE.test(line) || EXIT_LINE.test(line);
 
 /** What one line carries, as a rank: lower ranks are kept first. */
 function rank(line: string): number {
-  if (ERROR_LINE.test(line) || EXIT_LINE.test(line)) return 1;
+  if (isErrorLine(line)) return 1;
   if (URL_LINE.test(line) || PATH_LINE.test(line)) return 2;
   if (NUMBER_LINE.test(line)) return 3;
   return 4;
@@ -78,28 +90,33 @@ function innerTableRows(lines: readonly string[]): Set<number> {
   return inner;
 }
 
-/** The order in which lines are considered for keeping. */
-function keepOrder(lines: readonly string[]): number[] {
-  const last = lines.length - 1;
-  const inner = innerTableRows(lines);
-  const ranked = lines.map((line, i) => ({ i, r: i === 0 || i === last ? 0 : inner.has(i) ? 5 : rank(line) }));
-  // Within a rank, later lines first: a traceback's innermost frame, a log's latest state.
-  ranked.sort((a, b) => a.r - b.r || b.i - a.i);
-  return ranked.map((x) => x.i);
+/** The URLs and paths of a line, as `[start, end)` offsets in order, none inside another. */
+function spansOf(line: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const m of line.matchAll(URL_SPAN)) {
+    let e = m.index + m[0].length;
+    while (e > m.index && '.,;:!?'.includes(line[e - 1]!)) e--;
+    out.push([m.index, e]);
+  }
+  for (const m of line.matchAll(PATH_SPAN)) {
+    const s = m.index;
+    const e = s + m[0].length;
+    if (e - s < 3 || line[s - 1] === '<' || out.some(([a, b]) => s < b && e > a)) continue;
+    out.push([s, e]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
 }
 
-/** Join kept lines (sorted indices) with `' ¶ '` between neighbours and the cut mark across gaps. */
-function assemble(prefix: string, lines: readonly string[], kept: readonly number[], texts: Map<number, string>): string {
-  let out = prefix;
-  for (let k = 0; k < kept.length; k++) {
-    const i = kept[k]!;
-    if (k === 0) out += i > 0 ? EVIDENCE_CUT_MARK.trimStart() : '';
-    else out += i === kept[k - 1]! + 1 ? JOIN : EVIDENCE_CUT_MARK;
-    out += texts.get(i)!;
-  }
-  const lastKept = kept[kept.length - 1];
-  if (lastKept !== undefined && lastKept < lines.length - 1) out += EVIDENCE_CUT_MARK.trimEnd();
-  return out;
+/** One piece a cut may keep: a whole line (or its middle cut), or a URL or path inside a line. */
+interface Unit {
+  line: number;
+  /** Offset of the piece in its line (0 for a whole line). */
+  start: number;
+  /** A whole line, cut or not (false: a span inside a line). */
+  whole: boolean;
+  text: string;
+  /** Tokens of `text`. */
+  tokens: number;
 }
 
 /** A text's lines, their keeping order and what is known of their lengths, kept across calls. */
@@ -107,27 +124,44 @@ interface Prepared {
   lines: string[];
   whole: string;
   order: number[];
+  /** Rank of each line by what it carries (before the first/last and table rules). */
+  ranks: number[];
   /** Exact token count of a line, or minus the largest cap it is known to exceed. */
   len: number[];
+  /** The spans of a line with their token counts, once computed. */
+  spans: Array<Array<{ start: number; text: string; tokens: number }> | undefined>;
 }
 
-/** The most recent texts prepared (a fit renders the same results at many budgets). */
-const PREPARED = new Map<string, Prepared>();
-const PREPARED_MAX = 256;
+/**
+ * The most recent texts prepared (a fit renders the same results at many budgets), keyed by the
+ * text itself (whose hash the engine keeps with the string) and then by the prefix.
+ */
+const PREPARED = new Map<string, Map<string, Prepared>>();
+const PREPARED_MAX = 1024;
 
 function prepared(text: string, prefix: string): Prepared {
-  const k = `${prefix}\u0000${text}`;
-  let p = PREPARED.get(k);
-  if (p !== undefined) return p;
+  let byPrefix = PREPARED.get(text);
+  const p0 = byPrefix?.get(prefix);
+  if (p0 !== undefined) return p0;
   const lines: string[] = [];
   for (const line of pySplitlines(text)) {
     const t = pyStrip(line);
     if (t) lines.push(t);
   }
   const whole = lines.length ? prefix + lines.join(JOIN) : prefix.trimEnd();
-  p = { lines, whole, order: keepOrder(lines), len: [] };
-  if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
-  PREPARED.set(k, p);
+  const last = lines.length - 1;
+  const inner = innerTableRows(lines);
+  const ranks = lines.map(rank);
+  const keyed = lines.map((_, i) => ({ i, r: i === 0 || i === last ? 0 : inner.has(i) ? 5 : ranks[i]! }));
+  // Within a rank, later lines first: a traceback's innermost frame, a log's latest state.
+  keyed.sort((a, b) => a.r - b.r || b.i - a.i);
+  const p: Prepared = { lines, whole, order: keyed.map((x) => x.i), ranks, len: [], spans: [] };
+  if (byPrefix === undefined) {
+    if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
+    byPrefix = new Map();
+    PREPARED.set(text, byPrefix);
+  }
+  byPrefix.set(prefix, p);
   return p;
 }
 
@@ -144,6 +178,31 @@ function capLen(p: Prepared, i: number, cap: number): number {
   return cap;
 }
 
+function lineSpans(p: Prepared, i: number): Array<{ start: number; text: string; tokens: number }> {
+  let s = p.spans[i];
+  if (s === undefined) {
+    const line = p.lines[i]!;
+    s = spansOf(line).map(([a, b]) => ({ start: a, text: line.slice(a, b), tokens: lenToks(line.slice(a, b)) }));
+    p.spans[i] = s;
+  }
+  return s;
+}
+
+/** Join kept units (in text order) with `' ¶ '` between adjacent whole lines and the cut mark across gaps. */
+function assemble(prefix: string, lines: readonly string[], kept: readonly Unit[]): string {
+  let out = prefix;
+  for (let k = 0; k < kept.length; k++) {
+    const u = kept[k]!;
+    const prev = kept[k - 1];
+    if (prev === undefined) out += u.line > 0 || !u.whole ? EVIDENCE_CUT_MARK.trimStart() : '';
+    else out += u.whole && prev.whole && u.line === prev.line + 1 ? JOIN : EVIDENCE_CUT_MARK;
+    out += u.text;
+  }
+  const end = kept[kept.length - 1];
+  if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) out += EVIDENCE_CUT_MARK.trimEnd();
+  return out;
+}
+
 /** Options of {@link evidenceCut}. */
 export interface EvidenceCutOptions {
   /** Put before the first line; default `'> '` (a result line). */
@@ -157,9 +216,9 @@ export interface EvidenceCutOptions {
  * @param text the result text (already stripped of doc-state blocks); its lines are Python's
  *   `splitlines`, each stripped, blank ones dropped — the lines `compactResult` joins.
  * @param maxToks the budget in tokens (a non-negative integer; 0 gives `''`).
- * @returns `prefix + lines.join(' ¶ ')` (`'>'` for no lines) when that fits; otherwise kept
- *   lines in their order, joined by `' ¶ '` or, where lines were removed, by `' … '`; otherwise
- *   (fewer than two lines fit) the plain middle cut of the whole, as the reference does. Never
+ * @returns `prefix + lines.join(' ¶ ')` (`'>'` for no lines) when that fits; otherwise the kept
+ *   pieces in their order, joined by `' ¶ '` or, where text was removed, by `' … '`; otherwise
+ *   (fewer than two pieces fit) the plain middle cut of the whole, as the reference does. Never
  *   over `maxToks` tokens.
  */
 export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOptions = {}): string {
@@ -169,35 +228,48 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
   const prep = prepared(text, prefix);
   const { lines, whole } = prep;
   if (fitsToks(whole, maxToks)) return whole;
-  const plain = cut(whole, maxToks);
-  if (lines.length < 2) return plain;
-  // A kept line may take at most a quarter of the budget, the last line (an exception, an
-  // outcome) two fifths, so the first and last lines leave room for evidence between them.
+  // The plain middle cut of the whole, made only when it is the answer (a long text costs to cut).
+  const plain = (): string => cut(whole, maxToks);
+  // Below MIN_EVIDENCE tokens pieces would be cut to a few tokens each: the plain cut reads better.
+  if (lines.length < 2 || maxToks < MIN_EVIDENCE) return plain();
+  // A kept line may take at most a quarter of the budget, a last line that reports an error two
+  // fifths, so the first and last lines leave room for evidence between them.
   const last = lines.length - 1;
-  const capOf = (i: number): number => Math.max(4, Math.floor(i === last ? (maxToks * 2) / 5 : maxToks / 4));
-  const texts = new Map<number, string>();
-  const kept: number[] = [];
-  let used = lenToks(prefix) + 2; // the prefix and a closing mark
+  const capOf = (i: number): number => Math.max(4, Math.floor(i === last && prep.ranks[i] === 1 ? (maxToks * 2) / 5 : maxToks / 4));
+  const chosen: Unit[] = [];
+  const shown = (t: string): boolean => chosen.some((u) => u.text.includes(t));
+  let used = lenToks(prefix) + 1; // the prefix and a closing mark
+  const take = (u: Unit): boolean => {
+    if (used + u.tokens + 1 > maxToks || shown(u.text)) return false;
+    used += u.tokens + 1; // the piece and its joint
+    chosen.push(u);
+    return true;
+  };
   for (const i of prep.order) {
-    if (used + 3 > maxToks) break; // no line costs less than itself and a joint
+    if (used + 2 > maxToks) break; // no piece costs less than itself and a joint
     const line = lines[i]!;
     const lineCap = capOf(i);
     const n = capLen(prep, i, lineCap);
-    const cost = n + 2; // the line (cut to the cap when longer) and its joint
-    if (used + cost > maxToks) continue;
-    used += cost;
-    texts.set(i, n < lineCap || fitsToks(line, lineCap) ? line : cut(line, lineCap));
-    kept.push(i);
+    const fits = n < lineCap || fitsToks(line, lineCap);
+    // A long line with URLs or paths keeps those rather than its two ends (not the first and last
+    // lines, whose ends say what the output is and how it ended).
+    if (!fits && prep.ranks[i] === 2 && i !== 0 && i !== last) {
+      if (used + 2 <= maxToks) for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
+      continue;
+    }
+    // A cut line has at most lineCap tokens: cut it only when that much is left.
+    if (used + n + 1 > maxToks) continue;
+    const t = fits ? line : cut(line, lineCap);
+    take({ line: i, start: 0, whole: true, text: t, tokens: fits ? n : lenToks(t) });
   }
-  kept.sort((a, b) => a - b);
-  // Joints re-tokenise a little differently from the estimate: drop the latest-chosen lines until it fits.
-  const order = prep.order.filter((i) => texts.has(i));
+  const kept = [...chosen].sort((a, b) => a.line - b.line || a.start - b.start);
+  // Joints re-tokenise a little differently from the estimate: drop the latest-chosen pieces until it fits.
   for (;;) {
-    if (kept.length === 0) return plain;
-    const out = assemble(prefix, lines, kept, texts);
-    // A single kept line is no better than the plain middle cut, which shows both ends.
-    if (lenToks(out) <= maxToks) return kept.length >= 2 ? out : plain;
-    const drop = order.pop()!;
+    if (kept.length === 0) return plain();
+    const out = assemble(prefix, lines, kept);
+    // A single kept piece is no better than the plain middle cut, which shows both ends.
+    if (lenToks(out) <= maxToks) return kept.length >= 2 ? out : plain();
+    const drop = chosen.pop()!;
     kept.splice(kept.indexOf(drop), 1);
   }
 }

@@ -32,14 +32,27 @@ export function flatLegend(source: string | null): string {
   const src = sourceLine(source);
   const from = src === UNNAMED_SOURCE ? 'a dialog notebook read from standard input' : `the dialog notebook \`${src}\``;
   return (
-    `This is a condensed reading of ${from}, made by dlg-compact; its cells come in order. ` +
-    "Reading key: `§ … §` holds what the user wrote (prompts, notes, raw cells) and `» … »` the prose of the AI's replies. " +
-    'Inside a reply, a line opening with `!` is a shell command the AI ran and `▶ name(…)` any other tool call it made. ' +
-    "A line `#_id` opens one of the user's own code cells (not a call the AI made): its source follows in a fenced block. " +
-    'A line opening with `>` is what the call or code cell just above it returned; `[image/png 412 KB]` stands for a binary output. ' +
-    '` ¶ ` stands where a line break was folded away, ` … ` where the middle of a text was cut out, ' +
-    'and `***` ends the turn of each prompt. ' +
-    'Much was shortened: before quoting or reusing code, look it up in the notebook itself.'
+    `Condensed reading of ${from} by dlg-compact, cells in order. ` +
+    "`§ … §`: the user's text (prompts, notes, raw cells). `» … »`: the AI's prose. " +
+    'In a reply, `!` opens a shell command the AI ran, `▶ name(…)` another tool call. ' +
+    "`#_id` opens the user's own code cell, its source fenced below. " +
+    '`>` opens what the call or cell above returned; `[image/png 412 KB]` is a binary output. ' +
+    "` ¶ ` is a folded line break, ` … ` a cut, `***` the end of a prompt's turn. " +
+    'Much was shortened: check code in the notebook before reusing it.'
+  );
+}
+
+/**
+ * The legend in brief, for a document fitted into a small budget: every sigil named in a few
+ * words (about a quarter of {@link flatLegend}'s tokens).
+ */
+export function flatKey(source: string | null): string {
+  const src = sourceLine(source);
+  const from = src === UNNAMED_SOURCE ? 'a dialog notebook read from standard input' : `dialog notebook \`${src}\``;
+  return (
+    `Condensed ${from} (dlg-compact), cells in order. ` +
+    'Key: `§ … §` user, `» … »` AI prose, `!` shell command, `▶` tool call, `#_id` code cell, `>` output, ' +
+    '` ¶ ` line break, ` … ` cut, `***` end of turn.'
   );
 }
 
@@ -48,10 +61,11 @@ export function flatLegend(source: string | null): string {
  * layout above); `compactBody` of the result is `body`.
  * @param body the flat document (`dlg2compact`). @param source the source notebook's path as
  *   the reader should follow it (relative to the output), or `null` when it has none.
+ * @param brief use {@link flatKey}, the legend in brief (fitted documents at small budgets).
  * @throws InvalidArgumentError when `body` is not a string or `source` neither a string nor null.
  */
-export function wrapFlat(body: string, source: string | null): string {
+export function wrapFlat(body: string, source: string | null, brief = false): string {
   if (typeof body !== 'string') throw new InvalidArgumentError('wrapFlat: body must be a string');
   if (source !== null && typeof source !== 'string') throw new InvalidArgumentError('wrapFlat: source must be a string or null');
-  return `${flatLegend(source)}${CONVERSATION_MARKER}${body}${TRANSCRIPT_MARKER} ${sourceLine(source)}`;
+  return `${brief ? flatKey(source) : flatLegend(source)}${CONVERSATION_MARKER}${body}${TRANSCRIPT_MARKER} ${sourceLine(source)}`;
 }

@@ -229,23 +229,29 @@ function decodeEntities(s: string): string {
 }
 
 /**
- * The text of an HTML fragment: `<script>` and `<style>` elements and comments removed, other
- * tags removed (block tags and table rows end a line, table cells are separated by a space),
- * the common character references decoded, blank lines dropped. A `<` that starts no tag
- * stays. Linear time.
+ * The text of an HTML fragment, laid out as a browser would show it: `<script>` and `<style>`
+ * elements and comments removed, other tags removed; runs of white space (line breaks
+ * included) become one space except inside `<pre>`; block tags and `<br>` end a line, so a
+ * table row is one line, its cells separated by ` | `; the common character references
+ * decoded; blank lines dropped. A `<` that starts no tag stays. Linear time.
  */
 export function htmlText(html: string): string {
   const out: string[] = [];
   let i = 0;
   const n = html.length;
   let noGt = false;
+  let pre = 0; // depth of <pre> elements: their white space is kept
+  let cells = 0; // cells seen in the current table row
+  const text = (t: string): void => {
+    out.push(pre > 0 ? t : t.replace(/\s+/g, ' '));
+  };
   while (i < n) {
     const lt = html.indexOf('<', i);
     if (lt < 0) {
-      out.push(html.slice(i));
+      text(html.slice(i));
       break;
     }
-    out.push(html.slice(i, lt));
+    text(html.slice(i, lt));
     if (html.startsWith('<!--', lt)) {
       const e = html.indexOf('-->', lt + 4);
       i = e < 0 ? n : e + 3;
@@ -275,8 +281,11 @@ export function htmlText(html: string): string {
       i = ce < 0 ? n : ce + 1;
       continue;
     }
+    const closing = html[lt + 1] === '/';
+    if (name === 'pre') pre = closing ? Math.max(0, pre - 1) : pre + 1;
+    if (name === 'tr') cells = 0;
     if (BLOCK_TAGS.has(name)) out.push('\n');
-    else if (CELL_TAGS.has(name) && html[lt + 1] === '/') out.push(' ');
+    else if (CELL_TAGS.has(name) && !closing && cells++ > 0) out.push(' | ');
   }
   return decodeEntities(out.join(''))
     .split('\n')

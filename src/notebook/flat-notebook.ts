@@ -10,7 +10,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { resolvePolicy, type Policy, type Profile } from '../dsl/profile.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { cloneJson, type DialogLike } from '../dialog/cells.js';
-import { dlg2compact, fitFlatDocument, measureFlat } from '../dialog/compact.js';
+import { dlg2compact, fitFlatDocument, measureFlat, withFlatIndex } from '../dialog/compact.js';
 import { Dialog } from '../dialog/dialog.js';
 import { lenToks, type ClassTokens } from '../tokens/index.js';
 
@@ -23,7 +23,10 @@ export interface FlatDocumentOptions {
   source?: string | null;
   /** Budgets and profile (default: `compactPolicy`, the clean profile). */
   policy?: Partial<Policy>;
-  /** Wrap the body with the legend (default `true`); the reference profile never does. */
+  /**
+   * Wrap the body with the legend and follow it with the evidence index of what the cuts left
+   * out (default `true`); the reference profile never does.
+   */
   legend?: boolean;
   /** Fit the whole document, legend included, into this many tokens (`fitFlatDocument`). */
   maxTokens?: number;
@@ -52,16 +55,17 @@ function checkSource(source: unknown): string | null {
 export function flatDocument(d: DialogLike, opts: FlatDocumentOptions = {}): string {
   const p = resolvePolicy(opts.policy);
   const source = checkSource(opts.source);
-  const wrap = withLegend(p.profile, opts.legend) ? (body: string) => wrapFlat(body, source) : undefined;
-  if (opts.maxTokens !== undefined) return fitFlatDocument(d, opts.maxTokens, p, wrap).text;
+  const wrap = withLegend(p.profile, opts.legend) ? (body: string, brief = false) => wrapFlat(body, source, brief) : undefined;
+  if (opts.maxTokens !== undefined) return fitFlatDocument(d, opts.maxTokens, p, wrap, wrap !== undefined).text;
   const body = dlg2compact(d, p);
-  return wrap ? wrap(body) : body;
+  return wrap ? wrap(withFlatIndex(d, body)) : body;
 }
 
 /**
  * {@link flatDocument} (without `maxTokens`) together with the token counts of its body by
  * class (`measureFlat`: `tokens.total` is the body's, as the command reports it) and of the
- * whole document, legend included (`documentTokens`).
+ * whole document, legend and evidence index included (`documentTokens`; `body` is the body
+ * with its index).
  */
 export function measureFlatDocument(
   d: DialogLike,
@@ -71,8 +75,9 @@ export function measureFlatDocument(
   const source = checkSource(opts.source);
   const flat = measureFlat(d, p);
   if (!withLegend(p.profile, opts.legend)) return { text: flat.text, body: flat.text, tokens: flat.tokens, documentTokens: flat.tokens.total };
-  const text = wrapFlat(flat.text, source);
-  return { text, body: flat.text, tokens: flat.tokens, documentTokens: lenToks(text) };
+  const body = withFlatIndex(d, flat.text);
+  const text = wrapFlat(body, source);
+  return { text, body, tokens: flat.tokens, documentTokens: lenToks(text) };
 }
 
 /** What a flat notebook's metadata says about its making (`metadata.dlg_compact`). */

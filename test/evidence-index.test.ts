@@ -1,0 +1,115 @@
+/**
+ * The evidence index of flat documents (clean profile): which facts are gathered, which are
+ * listed for a body that lost them, the index budget, and where documents carry it.
+ */
+import { describe, expect, it } from 'vitest';
+import { evidenceIndex, gatherFacts, prepareFacts } from '../src/dsl/evidence-index.js';
+import { dlg2compact, fitFlatDocument, withFlatIndex } from '../src/dialog/compact.js';
+import { FIT_FULL_LEGEND_STEP } from '../src/dialog/fit.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { flatDocument } from '../src/notebook/flat-notebook.js';
+import { lenToks } from '../src/tokens/index.js';
+
+const text = [
+  'Loading /srv/app/config.yaml and ./data/raw/2024.csv',
+  'see https://example.org/docs/api.html, then https://example.org/docs/api.html again.',
+  'Traceback: KeyError: x; raise ValueError("y") </td> a/b if/else Error',
+  'wrote report.md and a/b/c',
+].join('\n');
+const code = 'def load(path):\n    pass\nclass Parser:\n    x = 1\nLIMIT = 10\nif LIMIT == 10: pass';
+
+describe('gatherFacts', () => {
+  it('finds paths, URLs, error names and names defined in code, and nothing else', () => {
+    const f = gatherFacts([{ text }, { text: code, code: true }]);
+    expect([...f.files.keys()]).toEqual(['/srv/app/config.yaml', './data/raw/2024.csv', 'report.md']);
+    expect([...f.urls.entries()]).toEqual([['https://example.org/docs/api.html', { count: 2, last: 1 }]]);
+    expect([...f.errors.keys()]).toEqual(['KeyError', 'ValueError']);
+    expect([...f.names.keys()]).toEqual(['load', 'Parser', 'LIMIT']);
+  });
+
+  it('takes no path from an escape, a division or a word pair', () => {
+    const f = gatherFacts([{ text: '"File \\n/Users/me/app/core.py", x = self.data/other.data + 2/math.pi; and/or; nbs/api/callbacks.ipynb' }]);
+    expect([...f.files.keys()]).toEqual(['/Users/me/app/core.py', 'nbs/api/callbacks.ipynb']);
+  });
+
+  it('takes no names from text that is not code, and no path from a URL', () => {
+    const f = gatherFacts([{ text: 'x = 1\nsee https://h.org/a/b.py' }]);
+    expect(f.names.size).toBe(0);
+    expect([...f.urls.keys()]).toEqual(['https://h.org/a/b.py']);
+    expect(f.files.size).toBe(0);
+  });
+});
+
+describe('evidenceIndex', () => {
+  const facts = prepareFacts(gatherFacts([{ text }, { text: code, code: true }]));
+  const body = 'shown: /srv/app/config.yaml and load';
+
+  it('lists what the body does not show, latest first within a class, by class', () => {
+    expect(evidenceIndex(facts, body, 60)).toBe(
+      '## Also in the dialog, cut above\n\nFiles: report.md, ./data/raw/2024.csv\nURLs: https://example.org/docs/api.html\nErrors: ValueError, KeyError\nDefined in code: LIMIT, Parser',
+    );
+  });
+
+  it('a small budget takes the facts that cover the most of their class per token', () => {
+    // the one URL is all of its class; errors and names are half and a third of theirs
+    expect(evidenceIndex(facts, body, 25)).toBe('## Also in the dialog, cut above\n\nURLs: https://example.org/docs/api.html');
+  });
+
+  it('is empty when nothing is missing or nothing fits, and never over budget', () => {
+    expect(evidenceIndex(facts, `${text}\n${code}`, 60)).toBe('');
+    expect(evidenceIndex(facts, body, 0)).toBe('');
+    expect(evidenceIndex(facts, body, 9)).toBe('');
+    for (let k = 0; k <= 70; k++) expect(lenToks(evidenceIndex(facts, body, k))).toBeLessThanOrEqual(k);
+  });
+});
+
+describe('flat documents carry the index', () => {
+  const out = Array.from({ length: 30 }, (_, i) => `wrote out/part${i}.csv with ${100 + i} rows`).join('\n');
+  const d = new Dialog([], { name: 'idx' });
+  d.mkMessage('def save(rows):\n    pass\nsave(range(30))', { type: 'code', id: 'c1', output: [{ output_type: 'stream', name: 'stdout', text: `${out}\n` }] });
+  d.mkMessage('Which file failed?', { type: 'prompt', id: 'p1', reply: 'None did.' });
+
+  it('withFlatIndex follows the body with the files its cut result lost', () => {
+    const body = dlg2compact(d);
+    expect(body).toBe(
+      '#_c1\n```python\ndef save(rows):\n    pass\nsave(range(30))\n```\n> wrote out …  100 rows … out/part27.csv … out/part28.csv … wrote out …  129 rows\n§ Which file failed? §\n» None did. »',
+    );
+    expect(withFlatIndex(d, body, 30)).toBe(`${body}\n\n## Also in the dialog, cut above\n\nFiles: out/part29.csv, out/part26.csv, out/part25.csv`);
+    // the default budget is one token per 300 characters of the body: none for this small one
+    expect(withFlatIndex(d, body)).toBe(body);
+  });
+
+  it('a long dialog gets its index before the pointer to the transcript; not without the legend', () => {
+    const big = new Dialog([], { name: 'big' });
+    for (let t = 0; t < 8; t++) {
+      const o = Array.from({ length: 30 }, (_, i) => `wrote out/t${t}/part${i}.csv with ${100 + i} rows`).join('\n');
+      big.mkMessage(`print(${t})`, { type: 'code', id: `c${t}`, output: [{ output_type: 'stream', name: 'stdout', text: `${o}\n` }] });
+      big.mkMessage(`Request ${t}: ${'tell me more about it. '.repeat(20)}`, {
+        type: 'prompt',
+        id: `p${t}`,
+        reply: `Reply ${t}: ${'more words here. '.repeat(60)}`,
+      });
+    }
+    const doc = flatDocument(big, { source: 'big.ipynb' });
+    expect(
+      doc.endsWith(
+        '## Also in the dialog, cut above\n\nFiles: out/t7/part29.csv, out/t7/part27.csv\n\nIf further detail is needed, read the complete transcript at: big.ipynb',
+      ),
+    ).toBe(true);
+    expect(flatDocument(big, { source: 'big.ipynb', legend: false })).toBe(dlg2compact(big));
+    expect(flatDocument(big, { policy: { profile: 'reference' } })).not.toContain('## Also in the dialog');
+
+    // fitted: the legend in brief at low steps, an index within the budget
+    const wrap = (b: string, brief: boolean): string => `${brief ? 'KEY' : 'LEGEND'}\n\n${b}`;
+    const f = fitFlatDocument(big, 600, {}, wrap, true);
+    expect(f.report.step).toBeLessThan(FIT_FULL_LEGEND_STEP);
+    expect(f.text.startsWith('KEY\n\n#_c0\n')).toBe(true);
+    expect(f.text).toContain('\n\n## Also in the dialog, cut above\n\nFiles: out/t7/part29.csv, out/t7/part28.csv, ');
+    expect(f.report.indexTokens).toBeGreaterThan(0);
+    expect(lenToks(f.text)).toBe(f.report.tokens);
+    expect(f.report.tokens).toBeLessThanOrEqual(600);
+    const loose = fitFlatDocument(big, 100_000, {}, wrap, true);
+    expect(loose.text).toBe(`LEGEND\n\n${dlg2compact(big, { userToks: 1e9, asstToks: 1e9, callToks: 1e9, resultToks: 1e9 })}`);
+    expect(loose.report.indexTokens).toBe(0);
+  });
+});

@@ -64,11 +64,11 @@ describe('counts at the level a report shows', () => {
     expect(countAfterPromptEdits(micro, 'total', input).total).toBe(measureDialog(micro).tokens.total);
   });
 
-  it('the demo: 5029 tokens before, 2464 after in-place compaction', () => {
+  it('the demo: 5029 tokens before, 2484 after in-place compaction', () => {
     const d = readsIpynbBytes(DEMO, 'demo.ipynb');
     const input = countInput(d, 'total');
     expect(input.stats.tokens).toEqual({ user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 5029 });
-    expect(countAfterPromptEdits(compactDialog(d), 'total', input).total).toBe(2464);
+    expect(countAfterPromptEdits(compactDialog(d), 'total', input).total).toBe(2484);
   });
 
   it('a malformed output fails at every level with the error of measureDialog', () => {
@@ -98,16 +98,16 @@ describe('the command reports the same figures, whatever it counts', () => {
   writeFileSync(join(dir, 'demo.ipynb'), DEMO);
 
   it.each([
-    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 1795 tokens (64.3% saved), 21 KB → 9 KB\n'],
-    [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2464 tokens (51.0% saved), 21 KB → 15 KB\n'],
+    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 1831 tokens (63.6% saved), 21 KB → 9 KB\n'],
+    [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2484 tokens (50.6% saved), 21 KB → 15 KB\n'],
     [
       ['--strategy', 'micro', 'demo.ipynb'],
       'demo-comp.ipynb: written (micro: 2 tool results cleared), 15 messages, 5029 → 4491 tokens (10.7% saved), 21 KB → 19 KB\n',
     ],
-    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 1994 tokens (60.3% saved), 21 KB → 10 KB\n'],
+    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2030 tokens (59.6% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit: 2996 of --max-tokens 3000 tokens, policy scale 4.76 (step 98), minimum 1487), 15 messages, 5029 → 2996 tokens (40.4% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit: 2998 of --max-tokens 3000 tokens, policy scale 4.76 (step 98), minimum 1487), 15 messages, 5029 → 2998 tokens (40.4% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });

@@ -9,7 +9,7 @@ const PATH_RE = new RegExp(`(?<!<)(?:~|\\.{1,2})?(?:/[\\w.@+-]+)+/?|\\b[\\w.-]+(
 const DEF_RE = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/gm;
 const ERR_RE = /\b[A-Z]\w*(?:Error|Exception)\b/g;
 const NUM_RE = /\d+(?:[.,]\d+)*/g;
-const URL_RE = /https?:\/\/[^\s'"<>`)\]]+/g;
+const URL_RE = /https?:\/\/[^\s'"<>`)\]\\]+/g;
 
 const add = (set, re, text, group = 0) => {
   for (const m of text.matchAll(re)) {

@@ -14,7 +14,7 @@
 //   tools     each tool call's name, and its string arguments of at most 40 characters
 //   errors    error and exception names (`ValueError`, `KeyError`, …) in results and outputs
 //   numbers   numbers of two or more digits in tool results and code outputs
-//   urls      http(s) URLs anywhere
+//   urls      http(s) URLs anywhere (ending at white space, a quote, a bracket or a backslash)
 //   requests  the first six words of each prompt's request
 //
 // Facts are distinct per dialog and class. A fact is retained when its text occurs in the

@@ -153,15 +153,29 @@ describe('--max-tokens with the dsl strategy', () => {
     }
   });
 
+  it('Markdown: the smallest budget the error names holds the final newline, and one less fails', () => {
+    const d = dir({ 'demo.ipynb': readFileSync(join(ROOT, 'notebooks', 'demo.ipynb')) });
+    const r = cli(['--max-tokens', '10', '--to', 'md', '-o', 'out.md', 'demo.ipynb'], d);
+    expect(r.code).toBe(1);
+    const min = Number(/use --max-tokens (\d+) or more/.exec(r.stderr)![1]);
+    const ok = cli(['--max-tokens', String(min), '--to', 'md', '-o', 'out.md', 'demo.ipynb'], d);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`minimum ${min}),`);
+    expect(lenToks(readFileSync(join(d, 'out.md'), 'utf8'))).toBeLessThanOrEqual(min);
+    const below = cli(['--max-tokens', String(min - 1), '--to', 'md', '-o', 'low.md', 'demo.ipynb'], d);
+    expect(below.code).toBe(1);
+    expect(below.stderr).toContain(`--max-tokens ${min - 1} is below the ${min} tokens`);
+  });
+
   it('--json gives the budget chosen and the tokens reached, by class', () => {
     const d = dir({ 'demo.ipynb': readFileSync(join(ROOT, 'notebooks', 'demo.ipynb')) });
     const r = cli(['--max-tokens', '800', '--check', '--json', 'demo.ipynb'], d);
     expect(r.code).toBe(1); // --check: a file would be written
     const rec = JSON.parse(r.stdout);
-    expect(rec.fit).toEqual({ maxTokens: 800, tokens: 719, scale: 0.114626, step: 55, minTokens: 287, indexTokens: 49 });
-    expect(rec.note).toBe('fit: 719 of --max-tokens 800 tokens, policy scale 0.115 (step 55), minimum 287');
+    expect(rec.fit).toEqual({ maxTokens: 800, tokens: 777, scale: 0.148651, step: 58, minTokens: 287, indexTokens: 43 });
+    expect(rec.note).toBe('fit: 777 of --max-tokens 800 tokens, policy scale 0.149 (step 58), minimum 287');
     // the pieces by class; the total is the whole document's (the legend in brief and the index too)
-    expect(rec.tokens.after).toEqual({ user: 221, assistant: 95, calls: 34, results: 28, code: 163, total: 719 });
+    expect(rec.tokens.after).toEqual({ user: 227, assistant: 126, calls: 44, results: 34, code: 175, total: 777 });
     expect(ls(d)).toEqual(['demo.ipynb']);
   });
 

@@ -32,6 +32,16 @@ describe('gatherFacts', () => {
     expect([...f.files.keys()]).toEqual(['/Users/me/app/core.py', 'nbs/api/callbacks.ipynb']);
   });
 
+  it('takes no URL or path that a cut or an escape ends, and no scratch names', () => {
+    const f = gatherFacts([
+      { text: 'see https://h.org/a/b.html&#x27; and https://h.org/c\\n@x and https://h.org/lon … and /usr/local/lib/py …' },
+      { text: 'i = 1\ndf = 2\ntotal = 3', code: true },
+    ]);
+    expect([...f.urls.keys()]).toEqual(['https://h.org/a/b.html', 'https://h.org/c']);
+    expect(f.files.size).toBe(0);
+    expect([...f.names.keys()]).toEqual(['total']);
+  });
+
   it('takes no names from text that is not code, and no path from a URL', () => {
     const f = gatherFacts([{ text: 'x = 1\nsee https://h.org/a/b.py' }]);
     expect(f.names.size).toBe(0);
@@ -46,7 +56,7 @@ describe('evidenceIndex', () => {
 
   it('lists what the body does not show, latest first within a class, by class', () => {
     expect(evidenceIndex(facts, body, 60)).toBe(
-      '## Also in the dialog, cut above\n\nFiles: report.md, ./data/raw/2024.csv\nURLs: https://example.org/docs/api.html\nErrors: ValueError, KeyError\nDefined in code: LIMIT, Parser',
+      '## Also in the dialog, cut above\n\nPaths: report.md, ./data/raw/2024.csv\nURLs: https://example.org/docs/api.html\nErrors: ValueError, KeyError\nDefined in code: LIMIT, Parser',
     );
   });
 
@@ -74,7 +84,7 @@ describe('flat documents carry the index', () => {
     expect(body).toBe(
       '#_c1\n```python\ndef save(rows):\n    pass\nsave(range(30))\n```\n> wrote out …  100 rows … out/part27.csv … out/part28.csv … wrote out …  129 rows\n§ Which file failed? §\n» None did. »',
     );
-    expect(withFlatIndex(d, body, 30)).toBe(`${body}\n\n## Also in the dialog, cut above\n\nFiles: out/part29.csv, out/part26.csv, out/part25.csv`);
+    expect(withFlatIndex(d, body, 30)).toBe(`${body}\n\n## Also in the dialog, cut above\n\nPaths: out/part29.csv, out/part26.csv, out/part25.csv`);
     // the default budget is one token per 300 characters of the body: none for this small one
     expect(withFlatIndex(d, body)).toBe(body);
   });
@@ -93,7 +103,7 @@ describe('flat documents carry the index', () => {
     const doc = flatDocument(big, { source: 'big.ipynb' });
     expect(
       doc.endsWith(
-        '## Also in the dialog, cut above\n\nFiles: out/t7/part29.csv, out/t7/part27.csv\n\nIf further detail is needed, read the complete transcript at: big.ipynb',
+        '## Also in the dialog, cut above\n\nPaths: out/t7/part29.csv, out/t7/part27.csv\n\nIf further detail is needed, read the complete transcript at: big.ipynb',
       ),
     ).toBe(true);
     expect(flatDocument(big, { source: 'big.ipynb', legend: false })).toBe(dlg2compact(big));
@@ -104,7 +114,7 @@ describe('flat documents carry the index', () => {
     const f = fitFlatDocument(big, 600, {}, wrap, true);
     expect(f.report.step).toBeLessThan(FIT_FULL_LEGEND_STEP);
     expect(f.text.startsWith('KEY\n\n#_c0\n')).toBe(true);
-    expect(f.text).toContain('\n\n## Also in the dialog, cut above\n\nFiles: out/t7/part29.csv, out/t7/part28.csv, ');
+    expect(f.text).toContain('\n\n## Also in the dialog, cut above\n\nPaths: out/t7/part29.csv, out/t7/part28.csv, ');
     expect(f.report.indexTokens).toBeGreaterThan(0);
     expect(lenToks(f.text)).toBe(f.report.tokens);
     expect(f.report.tokens).toBeLessThanOrEqual(600);

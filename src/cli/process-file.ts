@@ -239,11 +239,23 @@ function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partia
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;
   const wrap = legend ? (body: string, brief = false) => wrapFlat(body, source, brief) : undefined;
-  let { text, report } = fitFlatDocument(dialog, maxTokens, policy, wrap, legend);
-  // A Markdown file ends with a newline, which can add a token: fit one token tighter then.
-  if (job.to === 'md' && text !== '' && maxTokens > 0 && lenToks(`${text}\n`) > maxTokens) {
-    ({ text, report } = fitFlatDocument(dialog, maxTokens - 1, policy, wrap, legend));
-    report = { ...report, maxTokens, tokens: lenToks(`${text}\n`) };
+  const fitted = (n: number): { text: string; report: FitReport } => {
+    try {
+      return fitFlatDocument(dialog, n, policy, wrap, legend);
+    } catch (err) {
+      // A Markdown file also holds its final newline: name the smallest budget that holds both.
+      if (!(err instanceof FitError) || job.to !== 'md') throw err;
+      const floor = fitFlatDocument(dialog, err.minTokens, policy, wrap, legend).text;
+      throw new FitError(err.message, floor === '' ? err.minTokens : lenToks(`${floor}\n`));
+    }
+  };
+  let { text, report } = fitted(maxTokens);
+  if (job.to === 'md' && text !== '') {
+    // A Markdown file ends with a newline, which can add a token: fit one token tighter then.
+    // Its smallest budget counts the newline too (the document's last line is the same at every step).
+    const newline = lenToks(`${text}\n`) - report.tokens;
+    if (maxTokens > 0 && newline > 0 && report.tokens + newline > maxTokens) ({ text, report } = fitted(maxTokens - 1));
+    report = { ...report, maxTokens, tokens: lenToks(`${text}\n`), minTokens: report.minTokens + newline };
   }
   // The fitted pieces by class; the total is the whole document's, as the budget counts it.
   const after = { ...(report.byClass ?? { user: 0, assistant: 0, calls: 0, results: 0, code: 0 }), total: report.tokens };

@@ -51,9 +51,10 @@ const UNLIMITED = 1_000_000_000;
 export const FIT_FULL_LEGEND_STEP = 72;
 
 /**
- * The share of `maxTokens` a fitted flat document (clean profile) keeps for its evidence index
- * (`dsl/evidence-index.ts`) when the dialog does not fit whole; what the index does not use
- * stays unused.
+ * The share of `maxTokens` a fitted flat document (clean profile) keeps at most for its evidence
+ * index (`dsl/evidence-index.ts`) when the dialog does not fit whole. The reserve is also at
+ * most half of what the budget has above the structure's floor and at most what an index of
+ * every fact would take; the index may also use what the chosen body leaves unused.
  */
 export const FIT_INDEX_SHARE = 0.15;
 
@@ -329,7 +330,13 @@ export function fitFlat(
     const all: FactSource[] = [];
     for (const i of items.keys()) all.push(...cells.sources(i));
     facts = prepareFacts(gatherFacts(all));
-    if (facts.any && fitsToks(textAt(0), maxTokens)) reserve = Math.min(Math.floor(maxTokens * FIT_INDEX_SHARE), maxTokens - tokensAt(0));
+    // At most the share, half of what the budget has above the floor (the body grows too), and
+    // what an index of every fact would take. maxTokens - reserve grows with maxTokens, so the
+    // step stays monotone.
+    if (facts.any && fitsToks(textAt(0), maxTokens)) {
+      const all = lenToks(evidenceIndex(facts, '', Number.MAX_SAFE_INTEGER));
+      reserve = Math.min(Math.floor(maxTokens * FIT_INDEX_SHARE), Math.floor((maxTokens - tokensAt(0)) / 2), all + 2);
+    }
   }
   const step = search(
     (s) => fitsToks(textAt(s), maxTokens - reserve),

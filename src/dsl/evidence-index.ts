@@ -8,7 +8,7 @@
  * ```text
  * ## Also in the dialog, cut above
  *
- * Files: src/a.py, /data/x.csv
+ * Paths: src/a.py, /data/x.csv
  * URLs: https://example.org/doc
  * Errors: KeyError
  * Defined in code: load_data, Parser
@@ -25,7 +25,7 @@ import { fitsToks, lenToks } from '../tokens/index.js';
 export const INDEX_CLASSES = ['files', 'urls', 'errors', 'names'] as const;
 export type IndexClass = (typeof INDEX_CLASSES)[number];
 
-const LABEL: Record<IndexClass, string> = { files: 'Files', urls: 'URLs', errors: 'Errors', names: 'Defined in code' };
+const LABEL: Record<IndexClass, string> = { files: 'Paths', urls: 'URLs', errors: 'Errors', names: 'Defined in code' };
 
 /**
  * The index budget of a flat document made with the base policy (no total budget): one token
@@ -38,14 +38,17 @@ export const INDEX_HEADING = '## Also in the dialog, cut above';
 
 const EXT =
   'py|ipynb|js|mjs|ts|tsx|jsx|json|md|txt|csv|tsv|ya?ml|toml|cfg|ini|sh|html?|css|c|h|cc|cpp|hpp|rs|go|java|rb|php|sql|xml|lock|log|pdf|png|jpe?g|gif|svg|parquet|pkl|nc|zip|gz|tar';
-const URL_RE = /[A-Za-z0-9]+:\/\/[^\s'"<>`)\]]+/y;
+const URL_RE = /[A-Za-z0-9]+:\/\/[^\s'"<>`)\]\\…]+/y;
 /** A bare file name with a known extension (no folder). */
 const FILE_RE = new RegExp(`\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
 
 const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 
-/** The URLs in `text` (`scheme://…` up to white space, a quote, `<`, `>`, a backtick, `)` or `]`). */
-function* urlsIn(text: string): Generator<string> {
+/**
+ * The URLs in `text` (`scheme://…` up to white space, a quote, `<`, `>`, a backtick, `)`, `]`, a
+ * backslash or `…`); with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
+ */
+function* urlsIn(text: string, skipCut = true): Generator<string> {
   for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
     let a = i;
     while (a > 0 && isWordChar(text.charCodeAt(a - 1))) a--;
@@ -54,7 +57,7 @@ function* urlsIn(text: string): Generator<string> {
     URL_RE.lastIndex = a;
     const m = URL_RE.exec(text);
     if (m && m.index === a) {
-      yield trimUrl(m[0]);
+      if (!skipCut || !cutAt(text, a + m[0].length)) yield trimUrl(m[0]);
       i = a + m[0].length - 3;
     }
   }
@@ -98,8 +101,11 @@ function isPath(p: string, before: number): boolean {
   return parts.length >= 2 && KNOWN_EXT.test(last);
 }
 
-/** The file paths in `text`, in order: folder paths by a scan around each `/`, bare names by {@link FILE_RE}. */
-function* pathsIn(text: string): Generator<string> {
+/**
+ * The file paths in `text`, in order: folder paths by a scan around each `/`, bare names by
+ * {@link FILE_RE}; with `skipCut`, not a folder path that a cut mark or `<TRUNCATED>` ends.
+ */
+function* pathsIn(text: string, skipCut = true): Generator<string> {
   let end = 0;
   for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
     let a = i;
@@ -112,7 +118,7 @@ function* pathsIn(text: string): Generator<string> {
     let e = b;
     while (e > a && '.-/'.includes(text[e - 1]!)) e--;
     const p = text.slice(a, e);
-    if (p.length <= FACT_MAX && isPath(p, a > 0 ? text.charCodeAt(a - 1) : -1)) yield p;
+    if (p.length <= FACT_MAX && !(skipCut && cutAt(text, b)) && isPath(p, a > 0 ? text.charCodeAt(a - 1) : -1)) yield p;
   }
   for (const m of text.matchAll(FILE_RE)) {
     const before = m.index > 0 ? text.charCodeAt(m.index - 1) : -1;
@@ -154,8 +160,18 @@ function count(m: Map<string, Mentions>, v: string): void {
 
 function trimUrl(u: string): string {
   let e = u.length;
-  while (e > 0 && '.,;:!?'.includes(u[e - 1]!)) e--;
-  return u.slice(0, e);
+  for (;;) {
+    while (e > 0 && '.,;:!?'.includes(u[e - 1]!)) e--;
+    // an HTML character reference glued to the end (`…html&#x27`, `&quot`)
+    const m = /&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/.exec(u.slice(0, e));
+    if (m === null) return u.slice(0, e);
+    e = m.index;
+  }
+}
+
+/** Whether the text at `e` goes on with a cut mark: the fact before it was cut, not whole. */
+function cutAt(text: string, e: number): boolean {
+  return text.charCodeAt(e) === 0x2026 || (text.charCodeAt(e) === 32 && text.charCodeAt(e + 1) === 0x2026) || text.startsWith('<TRUNCATED>', e);
 }
 
 /**
@@ -170,7 +186,8 @@ export function gatherFacts(sources: Iterable<FactSource>): Facts {
     for (const u of urlsIn(text)) count(f.urls, u);
     for (const p of pathsIn(text)) count(f.files, p);
     for (const x of errorsIn(text)) count(f.errors, x);
-    if (code) for (const m of text.matchAll(DEF_RE)) count(f.names, (m[1] ?? m[2])!);
+    // Names of one or two characters (`i`, `df`, `e1`) are scratch, not what a reader looks up.
+    if (code) for (const m of text.matchAll(DEF_RE)) if ((m[1] ?? m[2])!.length >= 3) count(f.names, (m[1] ?? m[2])!);
   }
   // A path that is the tail of a URL is the URL's, not a file of its own.
   for (const u of f.urls.keys()) f.files.delete(u.replace(/^[a-z0-9]+:/, ''));
@@ -185,8 +202,8 @@ function ranked(m: Map<string, Mentions>): string[] {
 /** What a rendered text shows of the facts: every URL, path, error name and word in it. */
 function shownIn(body: string): Set<string> {
   const s = new Set<string>();
-  for (const u of urlsIn(body)) s.add(u);
-  for (const p of pathsIn(body)) s.add(p);
+  for (const u of urlsIn(body, false)) s.add(u);
+  for (const p of pathsIn(body, false)) s.add(p);
   for (const m of body.matchAll(/[A-Za-z_]\w*/g)) s.add(m[0]);
   return s;
 }

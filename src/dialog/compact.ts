@@ -66,6 +66,8 @@ const SETTLE_ROUNDS = 4;
  */
 function settledCut(s: string, maxToks: number, cut: (s: string, maxToks: number) => string): string {
   let out = cut(s, maxToks);
+  // A text the cut leaves as it is stays so (the cuts are pure functions of text and budget).
+  if (out === s) return out;
   for (let k = 0; k < SETTLE_ROUNDS; k++) {
     const again = cut(out, maxToks);
     if (again === out) break;
@@ -215,14 +217,30 @@ export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body
   return index === '' ? body : `${body}\n\n${index}`;
 }
 
-/** The texts of a cell the evidence index gathers facts from: source, reply and the clean output view. */
+/**
+ * The texts of a cell the evidence index gathers facts from: a code cell's source (code) and its
+ * clean output view; a prompt's request, and its reply's parts as parsed — prose, the string
+ * arguments of tool calls (code: the AI's code defines names there) and tool results; a note's
+ * or raw cell's text.
+ */
 function factSources(m: Message): FactSource[] {
   if (m.type === 'code') {
     const view = hasRichOutput(m.output) ? aiOutput(m.output, 'clean') : m.aiOutput;
     return [{ text: m.content, code: true }, { text: view }];
   }
-  // A reply's tool calls carry code too (definitions made by the AI's code runs).
-  return m.type === 'prompt' ? [{ text: m.content }, { text: m.reply, code: true }] : [{ text: m.content }];
+  if (m.type !== 'prompt') return [{ text: m.content }];
+  const out: FactSource[] = [{ text: m.content }];
+  if (m.reply === '') return out;
+  for (const msg of fmt2hist(m.reply)) {
+    for (const part of msg.content) {
+      if (part.type === 'text') out.push({ text: part.text });
+      else if (part.type === 'tool_result') out.push({ text: part.text });
+      else if (part.type === 'tool_use') {
+        for (const v of Object.values(part.arguments ?? {})) if (typeof v === 'string') out.push({ text: v, code: true });
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -26,6 +26,7 @@
  */
 import { pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
+import { hasUrlOrPath, pathSpans, urlSpans } from './evidence-scan.js';
 
 /** The mark put where lines (or the middle of a line) were removed. */
 export const EVIDENCE_CUT_MARK = ' … ';
@@ -39,22 +40,14 @@ const ERROR_LINE =
   /\b(?:[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)|Traceback|error|exception|failed|failure|fatal|panic|denied|not found|no such file|cannot|can't|unable|invalid|FAIL(?:ED)?|ERROR|WARN(?:ING)?)\b/;
 const EXIT_LINE =
   /\b(?:exit(?:ed)?(?: with)?(?: code| status)?[ :=]*-?\d+|returned non-zero|non-zero exit|exit status|return code|Killed|Terminated|timed? ?out|Segmentation fault|core dumped|Aborted)\b/i;
-const EXT =
-  'py|ipynb|js|mjs|ts|tsx|jsx|json|md|txt|csv|tsv|ya?ml|toml|cfg|ini|sh|html?|css|c|h|cc|cpp|hpp|rs|go|java|rb|php|sql|xml|lock|log|pdf|png|jpe?g|gif|svg|parquet|pkl|nc|zip|gz|tar';
-const URL_LINE = /\b(?:https?|ftp|file|s3|gs):\/\/\S/;
-const PATH_LINE = new RegExp(`(?:^|[\\s'"\`(=:[,])(?:~|\\.{1,2})?\\/[\\w.@+-]+\\/?|\\b[\\w.-]+\\/[\\w.@+-]+|\\b[\\w-]+\\.(?:${EXT})\\b`);
 const NUMBER_LINE = /\d/;
-
-/** URLs and paths inside a line (a `/` right after `<` is a closing tag, not a path). */
-const URL_SPAN = /\b(?:https?|ftp|file|s3|gs):\/\/[^\s'"<>`)\]]+/g;
-const PATH_SPAN = new RegExp(`(?:~|\\.{1,2})?(?:\\/[\\w.@+-]+)+\\/?|\\b[\\w.-]+(?:\\/[\\w.@+-]+)+\\/?|\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
 
 const isErrorLine = (line: string): boolean => ERROR_LINE.test(line) || EXIT_LINE.test(line);
 
 /** What one line carries, as a rank: lower ranks are kept first. */
 function rank(line: string): number {
   if (isErrorLine(line)) return 1;
-  if (URL_LINE.test(line) || PATH_LINE.test(line)) return 2;
+  if (hasUrlOrPath(line)) return 2;
   if (NUMBER_LINE.test(line)) return 3;
   return 4;
 }
@@ -90,19 +83,17 @@ function innerTableRows(lines: readonly string[]): Set<number> {
   return inner;
 }
 
-/** The URLs and paths of a line, as `[start, end)` offsets in order, none inside another. */
+/** At most this many URLs and paths of one line are considered (a budget keeps a few). */
+const SPANS_MAX = 64;
+
+/** The URLs and paths of a line, as `[start, end)` offsets in order, no path inside a URL. */
 function spansOf(line: string): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  for (const m of line.matchAll(URL_SPAN)) {
-    let e = m.index + m[0].length;
-    while (e > m.index && '.,;:!?'.includes(line[e - 1]!)) e--;
-    out.push([m.index, e]);
-  }
-  for (const m of line.matchAll(PATH_SPAN)) {
-    const s = m.index;
-    const e = s + m[0].length;
-    if (e - s < 3 || line[s - 1] === '<' || out.some(([a, b]) => s < b && e > a)) continue;
-    out.push([s, e]);
+  const urls: Array<[number, number]> = [];
+  for (const u of urlSpans(line)) if (urls.push([u.start, u.end]) >= SPANS_MAX) break;
+  const out = [...urls];
+  for (const p of pathSpans(line)) {
+    if (out.length >= SPANS_MAX) break;
+    if (!urls.some(([a, b]) => p.start < b && p.end > a)) out.push([p.start, p.end]);
   }
   return out.sort((a, b) => a[0] - b[0]);
 }
@@ -254,7 +245,8 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
     if (!fits && prep.ranks[i] === 2 && i !== 0 && i !== last) {
-      if (used + 2 <= maxToks) for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
+      if (used + 2 <= maxToks)
+        for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
       continue;
     }
     // A cut line has at most lineCap tokens: cut it only when that much is left.

@@ -20,6 +20,7 @@
  * most often come first (ties: the latest mention, as recent evidence matters most).
  */
 import { fitsToks, lenToks } from '../tokens/index.js';
+import { errorSpans, FACT_MAX, pathSpans, urlSpans } from './evidence-scan.js';
 
 /** The classes of facts an index lists, in the order of its lines. */
 export const INDEX_CLASSES = ['files', 'urls', 'errors', 'names'] as const;
@@ -36,101 +37,8 @@ export const INDEX_UNITS_PER_TOKEN = 300;
 /** The heading of the index section. */
 export const INDEX_HEADING = '## Also in the dialog, cut above';
 
-const EXT =
-  'py|ipynb|js|mjs|ts|tsx|jsx|json|md|txt|csv|tsv|ya?ml|toml|cfg|ini|sh|html?|css|c|h|cc|cpp|hpp|rs|go|java|rb|php|sql|xml|lock|log|pdf|png|jpe?g|gif|svg|parquet|pkl|nc|zip|gz|tar';
-const URL_RE = /[A-Za-z0-9]+:\/\/[^\s'"<>`)\]\\…]+/y;
-/** A bare file name with a known extension (no folder). */
-const FILE_RE = new RegExp(`\\b[\\w-]+\\.(?:${EXT})\\b`, 'g');
-
-const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
-
-/**
- * The URLs in `text` (`scheme://…` up to white space, a quote, `<`, `>`, a backtick, `)`, `]`, a
- * backslash or `…`); with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
- */
-function* urlsIn(text: string, skipCut = true): Generator<string> {
-  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
-    let a = i;
-    while (a > 0 && isWordChar(text.charCodeAt(a - 1))) a--;
-    const scheme = text.slice(a, i).toLowerCase();
-    if (scheme !== 'http' && scheme !== 'https' && scheme !== 'ftp' && scheme !== 's3' && scheme !== 'gs') continue;
-    URL_RE.lastIndex = a;
-    const m = URL_RE.exec(text);
-    if (m && m.index === a) {
-      if (!skipCut || !cutAt(text, a + m[0].length)) yield trimUrl(m[0]);
-      i = a + m[0].length - 3;
-    }
-  }
-}
-
-/** Error and exception names in `text`: a capitalised word ending in `Error` or `Exception` (not the bare word). */
-function* errorsIn(text: string): Generator<string> {
-  for (const word of ['Error', 'Exception']) {
-    for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + word.length)) {
-      const e = i + word.length;
-      if (e < text.length && isWordChar(text.charCodeAt(e))) continue;
-      let a = i;
-      while (a > 0 && isWordChar(text.charCodeAt(a - 1))) a--;
-      const c = text.charCodeAt(a);
-      if (i > a && c >= 65 && c <= 90 && !text.slice(a, e).includes('_')) yield text.slice(a, e);
-    }
-  }
-}
-
-/** Characters of a path: letters, digits, `_`, `.`, `@`, `+`, `-`, `~` and `/`. */
-function isPathChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 47
-  );
-}
-
-const KNOWN_EXT = new RegExp(`\\.(?:${EXT})$`);
-
-/**
- * Whether a run of path characters around a `/` is a file path: not part of a URL (`//`), not
- * an HTML closing tag (`</td>`); from a root (`/srv/app`, `~/x/y.csv`, `./data/raw`) with two
- * parts or more, or one with an extension; otherwise (`a/b.py`) its last part must have a known
- * extension, so that `x.data/y.data` or `2/math.pi` in code are not taken for paths.
- */
-function isPath(p: string, before: number): boolean {
-  if (before === 60 || before === 58 || p.includes('//')) return false; // '<', ':'
-  const parts = p.split('/').filter((x) => x !== '' && x !== '~' && x !== '.' && x !== '..');
-  if (parts.length === 0) return false;
-  const last = parts[parts.length - 1]!;
-  if (/^(?:~|\.{1,2})?\//.test(p)) return parts.length >= 2 || /^[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}$/.test(last);
-  return parts.length >= 2 && KNOWN_EXT.test(last);
-}
-
-/**
- * The file paths in `text`, in order: folder paths by a scan around each `/`, bare names by
- * {@link FILE_RE}; with `skipCut`, not a folder path that a cut mark or `<TRUNCATED>` ends.
- */
-function* pathsIn(text: string, skipCut = true): Generator<string> {
-  let end = 0;
-  for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
-    let a = i;
-    while (a > end && isPathChar(text.charCodeAt(a - 1))) a--;
-    // `\n/usr/lib` in escaped text (JSON, a repr): the letter of the escape is not the path's.
-    if (a > 0 && text.charCodeAt(a - 1) === 92 && 'ntr'.includes(text[a]!)) a++;
-    let b = i + 1;
-    while (b < text.length && isPathChar(text.charCodeAt(b))) b++;
-    end = b;
-    let e = b;
-    while (e > a && '.-/'.includes(text[e - 1]!)) e--;
-    const p = text.slice(a, e);
-    if (p.length <= FACT_MAX && !(skipCut && cutAt(text, b)) && isPath(p, a > 0 ? text.charCodeAt(a - 1) : -1)) yield p;
-  }
-  for (const m of text.matchAll(FILE_RE)) {
-    const before = m.index > 0 ? text.charCodeAt(m.index - 1) : -1;
-    if (before !== 47 && before !== 46) yield m[0]; // not the last part of a path, not `.x.py`
-  }
-}
-
 /** `def NAME`, `class NAME`, or a top-level `NAME =` at the start of a line of code. */
 const DEF_RE = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/gm;
-
-/** The longest fact listed (UTF-16 units): longer ones are noise (data, not a reference). */
-const FACT_MAX = 200;
 
 /** A text of the dialog to gather facts from; `code` marks source code (names are defined there). */
 export interface FactSource {
@@ -158,22 +66,6 @@ function count(m: Map<string, Mentions>, v: string): void {
   } else m.set(v, { count: 1, last: mention++ });
 }
 
-function trimUrl(u: string): string {
-  let e = u.length;
-  for (;;) {
-    while (e > 0 && '.,;:!?'.includes(u[e - 1]!)) e--;
-    // an HTML character reference glued to the end (`…html&#x27`, `&quot`)
-    const m = /&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/.exec(u.slice(0, e));
-    if (m === null) return u.slice(0, e);
-    e = m.index;
-  }
-}
-
-/** Whether the text at `e` goes on with a cut mark: the fact before it was cut, not whole. */
-function cutAt(text: string, e: number): boolean {
-  return text.charCodeAt(e) === 0x2026 || (text.charCodeAt(e) === 32 && text.charCodeAt(e + 1) === 0x2026) || text.startsWith('<TRUNCATED>', e);
-}
-
 /**
  * The files, URLs, error names and names defined in code that `sources` mention. Linear in
  * their length.
@@ -183,9 +75,9 @@ export function gatherFacts(sources: Iterable<FactSource>): Facts {
   mention = 0;
   for (const { text, code } of sources) {
     if (text === '') continue;
-    for (const u of urlsIn(text)) count(f.urls, u);
-    for (const p of pathsIn(text)) count(f.files, p);
-    for (const x of errorsIn(text)) count(f.errors, x);
+    for (const u of urlSpans(text, true)) count(f.urls, u.text);
+    for (const p of pathSpans(text, true)) count(f.files, p.text);
+    for (const x of errorSpans(text)) count(f.errors, x.text);
     // Names of one or two characters (`i`, `df`, `e1`) are scratch, not what a reader looks up.
     if (code) for (const m of text.matchAll(DEF_RE)) if ((m[1] ?? m[2])!.length >= 3) count(f.names, (m[1] ?? m[2])!);
   }
@@ -202,8 +94,8 @@ function ranked(m: Map<string, Mentions>): string[] {
 /** What a rendered text shows of the facts: every URL, path, error name and word in it. */
 function shownIn(body: string): Set<string> {
   const s = new Set<string>();
-  for (const u of urlsIn(body, false)) s.add(u);
-  for (const p of pathsIn(body, false)) s.add(p);
+  for (const u of urlSpans(body)) s.add(u.text);
+  for (const p of pathSpans(body)) s.add(p.text);
   for (const m of body.matchAll(/[A-Za-z_]\w*/g)) s.add(m[0]);
   return s;
 }

@@ -1,0 +1,152 @@
+/**
+ * Finding evidence in text, in linear time: URLs, file paths and error names, as the evidence
+ * cut of results (`evidence-cut.ts`) and the evidence index (`evidence-index.ts`) see them
+ * (docs/differences.md, rules 18 and 29). Hand-written scanners rather than regular
+ * expressions, whose backtracking is quadratic on long runs such as `a-a-a-…` or `x.x.x.…`.
+ */
+
+/** File extensions a relative path or a bare file name must end in to count as a file. */
+const EXTENSIONS = new Set(
+  'py ipynb js mjs ts tsx jsx json md txt csv tsv yaml yml toml cfg ini sh html htm css c h cc cpp hpp rs go java rb php sql xml lock log pdf png jpg jpeg gif svg parquet pkl nc zip gz tar'.split(
+    ' ',
+  ),
+);
+
+/** The longest fact taken (UTF-16 units): longer ones are data, not a reference. */
+export const FACT_MAX = 200;
+
+/** A piece of evidence: `text` is `line.slice(start, start + length)` unless trimmed. */
+export interface Span {
+  start: number;
+  end: number;
+  text: string;
+}
+
+const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+
+/** Characters of a path: letters, digits, `_`, `.`, `@`, `+`, `-`, `~` and `/`. */
+function isPathChar(c: number): boolean {
+  return isWordChar(c) || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 47;
+}
+
+/** Characters that end a URL: white space, quotes, `<`, `>`, a backtick, `)`, `]`, `\` and `…`. */
+function endsUrl(c: number): boolean {
+  return c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 96 || c === 41 || c === 93 || c === 92 || c === 0x2026 || c === 0x85 || c === 0xa0;
+}
+
+/** Whether the text at `e` goes on with a cut mark or `<TRUNCATED>`: what precedes was cut, not whole. */
+export function cutAt(text: string, e: number): boolean {
+  return text.charCodeAt(e) === 0x2026 || (text.charCodeAt(e) === 32 && text.charCodeAt(e + 1) === 0x2026) || text.startsWith('<TRUNCATED>', e);
+}
+
+/** The end of a URL without trailing punctuation, emphasis or a table bar, or a character reference glued to it. */
+function urlEnd(text: string, a: number, e: number): number {
+  for (;;) {
+    while (e > a && '.,;:!?*|'.includes(text[e - 1]!)) e--;
+    // `&#x27`, `&quot;` …: at most 9 units back from the end
+    const amp = text.lastIndexOf('&', e - 1);
+    if (amp <= a || e - amp > 9 || !/^&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/.test(text.slice(amp, e))) return e;
+    e = amp;
+  }
+}
+
+/**
+ * The URLs in `text` (`http`, `https`, `ftp`, `s3` or `gs`, then `://`, up to a character that
+ * ends a URL), in order; with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
+ */
+export function* urlSpans(text: string, skipCut = false): Generator<Span> {
+  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
+    let a = i;
+    while (a > 0 && a > i - 6 && isWordChar(text.charCodeAt(a - 1))) a--;
+    const scheme = text.slice(a, i).toLowerCase();
+    if (scheme !== 'http' && scheme !== 'https' && scheme !== 'ftp' && scheme !== 's3' && scheme !== 'gs') continue;
+    if (a > 0 && isWordChar(text.charCodeAt(a - 1))) continue;
+    let b = i + 3;
+    while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
+    if (b === i + 3) continue;
+    const e = urlEnd(text, a, b);
+    if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) yield { start: a, end: e, text: text.slice(a, e) };
+    i = b - 3;
+  }
+}
+
+/** The extension of `name` (after its last dot), lower-cased, or `''`. */
+function extension(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/**
+ * Whether a run of path characters around a `/` is a file path: not part of a URL (`//`), not
+ * an HTML closing tag (`</td>`); from a root (`/srv/app`, `~/x/y.csv`, `./data/raw`) with two
+ * parts or more, or one with an extension; otherwise (`a/b.py`) its last part must have a known
+ * extension, so that `x.data/y.data` or `2/math.pi` in code are not taken for paths.
+ */
+function isPath(p: string, before: number): boolean {
+  if (before === 60 || before === 58 || p.includes('//')) return false; // '<', ':'
+  const parts = p.split('/').filter((x) => x !== '' && x !== '~' && x !== '.' && x !== '..');
+  if (parts.length === 0) return false;
+  const last = parts[parts.length - 1]!;
+  if (/^(?:~|\.{1,2})?\//.test(p)) return parts.length >= 2 || /^[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}$/.test(last);
+  return parts.length >= 2 && EXTENSIONS.has(extension(last));
+}
+
+/**
+ * The file paths in `text`, in order of kind then position: paths with a folder, by a scan
+ * around each `/`, then bare file names with a known extension (`notes.md`), by a scan around
+ * each `.`. A run after a `\n`, `\t` or `\r` escape (JSON, a repr) starts after the escape's
+ * letter. With `skipCut`, not a path that a cut mark or `<TRUNCATED>` ends.
+ */
+export function* pathSpans(text: string, skipCut = false): Generator<Span> {
+  let end = 0;
+  for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
+    let a = i;
+    while (a > end && isPathChar(text.charCodeAt(a - 1))) a--;
+    if (a > 0 && text.charCodeAt(a - 1) === 92 && 'ntr'.includes(text[a]!)) a++;
+    let b = i + 1;
+    while (b < text.length && isPathChar(text.charCodeAt(b))) b++;
+    end = b;
+    let e = b;
+    while (e > a && '.-/'.includes(text[e - 1]!)) e--;
+    if (e - a > FACT_MAX || (skipCut && cutAt(text, b))) continue;
+    const p = text.slice(a, e);
+    if (isPath(p, a > 0 ? text.charCodeAt(a - 1) : -1)) yield { start: a, end: e, text: p };
+  }
+  // Bare names: a word of letters, digits, `_` and `-`, a dot, a known extension, a word boundary.
+  let from = 0;
+  for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', Math.max(i + 1, from))) {
+    let x = i + 1;
+    while (x < text.length && isWordChar(text.charCodeAt(x))) x++;
+    from = x;
+    if (x === i + 1 || !EXTENSIONS.has(text.slice(i + 1, x).toLowerCase()) || !/^[a-z]+$/.test(text.slice(i + 1, x))) continue;
+    let a = i;
+    while (a > 0 && (isWordChar(text.charCodeAt(a - 1)) || text.charCodeAt(a - 1) === 45)) a--;
+    while (a < i && text.charCodeAt(a) === 45) a++; // a name starts at a word character
+    const before = a > 0 ? text.charCodeAt(a - 1) : -1;
+    if (a === i || before === 47 || before === 46 || x - a > FACT_MAX) continue; // not a path's last part, not `.x.py`
+    yield { start: a, end: x, text: text.slice(a, x) };
+  }
+}
+
+/** Error and exception names in `text`: a capitalised word ending in `Error` or `Exception` (not the bare word). */
+export function* errorSpans(text: string): Generator<Span> {
+  for (const word of ['Error', 'Exception']) {
+    for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + word.length)) {
+      const e = i + word.length;
+      if (e < text.length && isWordChar(text.charCodeAt(e))) continue;
+      let a = i;
+      while (a > 0 && a > i - FACT_MAX && isWordChar(text.charCodeAt(a - 1))) a--;
+      // `\nKeyError` in escaped text: the escape's letter is not the name's.
+      if (a > 0 && text.charCodeAt(a - 1) === 92 && 'ntr'.includes(text[a]!)) a++;
+      const c = text.charCodeAt(a);
+      if (i > a && c >= 65 && c <= 90 && !text.slice(a, e).includes('_')) yield { start: a, end: e, text: text.slice(a, e) };
+    }
+  }
+}
+
+/** Whether `line` holds a URL or a file path. */
+export function hasUrlOrPath(line: string): boolean {
+  for (const _ of urlSpans(line)) return true;
+  for (const _ of pathSpans(line)) return true;
+  return false;
+}

@@ -143,6 +143,17 @@ describe('thinking indicators', () => {
 });
 
 describe('code fences that a cut leaves closed', () => {
+  it('a budget too small for a fenced text beside its marks keeps the marks around the cut mark', () => {
+    const req = `\`\`\`\nunclosed fence in request ${'x '.repeat(3000)}`;
+    expect(compactText(req, '§', 2, 'clean')).toBe(' … ');
+    for (let k = 3; k <= 12; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
+    for (let k = 3; k <= 40; k++) {
+      const r = compactText(req, '§', k, 'clean');
+      expect(r.startsWith('§') && r.endsWith('§')).toBe(true);
+      expect(lenToks(r)).toBeLessThanOrEqual(k);
+    }
+  });
+
   const code = Array.from({ length: 80 }, (_, i) => `x${i} = ${i}`).join('\n');
   const prose = `Here is code:\n\n\`\`\`python\n${code}\n\`\`\`\n\nAnd that is all. The end of the reply.`;
 

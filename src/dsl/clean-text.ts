@@ -3,7 +3,7 @@
  * (`graphemes.ts`) whose seams and ends leave no code fence open or orphaned
  * (`fences-repair.ts`), and delimiters (`§`, `»`) that never sit on a fence's line.
  */
-import { lenToks } from '../tokens/index.js';
+import { fitsToks, lenToks } from '../tokens/index.js';
 import { fitLike, lenToksLike, noteCount } from '../tokens/splice.js';
 import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
 import { closeOpenFence, joinCut, lastLineLooksLikeFence, looksLikeFence, openFenceAtEnd } from './fences-repair.js';
@@ -63,7 +63,14 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     }
     b -= Math.max(1, n - maxToks);
   }
-  // No room for text beside the delimiters: the plain grapheme-safe cut, if it leaves no fence open.
+  // No room for text beside the delimiters: the delimiters around the cut mark (`§ … §`), so a
+  // piece keeps its marks and never holds a broken fence; without delimiters, the plain
+  // grapheme-safe cut if it leaves no fence open.
+  if (mark !== null) {
+    const bare = `${mark}${CUT_MARK}${mark}`;
+    if (fitsToks(bare, maxToks)) return bare;
+    return markWithin(CUT_MARK, maxToks);
+  }
   const tiny = cleanTruncMid(full, maxToks, CUT_MARK);
   return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);
 }

@@ -4,7 +4,10 @@
  * decoded on first use (not at import) into a byte table and an open-addressing hash from token
  * bytes to rank, so lookups allocate no string. The decoded arrays live in one buffer (a
  * SharedArrayBuffer where the engine has one), which {@link shareTable} hands to worker threads
- * and {@link adoptTable} takes, so a process decodes the table once. See docs/benchmarks.md.
+ * and {@link adoptTable} takes, so a process decodes the table once. The packed bytes are
+ * inflated by `inflate.ts` unless a host registered its own raw-DEFLATE decoder first
+ * ({@link setInflateRaw}: Node's zlib, registered by the package root and the command).
+ * See docs/benchmarks.md.
  */
 import { inflateRaw } from './inflate.js';
 import { PACKED, PACKED_BYTES, SPECIAL } from './o200k-data.js';
@@ -18,7 +21,7 @@ export interface Table {
   /** byte length of rank r, 0 when r is not an ordinary token */
   readonly lens: Int32Array;
   /**
-   * hash slots holding rank + 1 in the low 18 bits and 13 more bits of the hash above them
+   * hash slots of the tokens of 5 bytes or more, holding rank + 1 in the low 18 bits and 13 more bits of the hash above them
    * ({@link slotTag}), so most probes that miss read no token bytes; 0 = empty; size a power of two
    */
   readonly slots: Int32Array;
@@ -46,6 +49,21 @@ export interface Table {
 /** Rank of "no token". */
 export const NONE = -1;
 let table: Table | undefined;
+
+/** A raw-DEFLATE decoder (RFC 1951, no header): the decoded bytes of `src`. */
+export type InflateRaw = (src: Uint8Array) => Uint8Array;
+let hostInflate: InflateRaw | undefined;
+
+/**
+ * Inflate the packed table with `fn` (a native decoder of the host, such as Node's
+ * `zlib.inflateRawSync`) instead of the JavaScript one of inflate.ts, which runs before the
+ * engine has optimised it; `undefined` goes back to the JavaScript decoder. Only the decoding
+ * speed changes: the table is the same, and a decoder that returns the wrong number of bytes
+ * fails the decoding. Takes effect if called before the table is first used.
+ */
+export function setInflateRaw(fn: InflateRaw | undefined): void {
+  hostInflate = fn;
+}
 
 /** FNV-1a over `p[a, b)` plus a final mix; the table's hash. */
 export function hashBytes(p: Uint8Array, a: number, b: number): number {
@@ -110,8 +128,9 @@ function viewsOf(buf: ArrayBufferLike): Table {
 }
 
 /**
- * Decode the packed table: inflate the front-coded lengths and bytes, rebuild each token (in byte order) from its predecessor, read its 18-bit rank, and
- * fill the rank arrays and the hash.
+ * Decode the packed table: inflate the front-coded lengths and bytes, rebuild each token (in
+ * byte order) from its predecessor, read its 18-bit rank, and fill the rank arrays, the short
+ * tables and the hash.
  */
 function loadTable(): Table {
   const packed = unbase85(PACKED, PACKED_BYTES);
@@ -119,7 +138,10 @@ function loadTable(): Table {
   const n = dv.getUint32(0, true);
   const zLen = dv.getUint32(8, true);
   // H: (shared prefix, rest) lengths of each token in byte order; then S, the rests' bytes.
-  const HS = inflateRaw(packed.subarray(12, 12 + zLen), dv.getUint32(4, true));
+  const z = packed.subarray(12, 12 + zLen);
+  const hsLen = dv.getUint32(4, true);
+  const HS = hostInflate === undefined ? inflateRaw(z, hsLen) : hostInflate(z);
+  if (HS.length !== hsLen) throw new Error('tokens: malformed packed rank table');
   const R = packed.subarray(12 + zLen);
   let nBytes = 0;
   let maxLen = 0;
@@ -143,11 +165,21 @@ function loadTable(): Table {
   let at = 0;
   let s = 2 * n;
   let prev = 0; // offset of the previous token's bytes
+  // fnv[k]: the FNV-1a state of hashBytes after the first k bytes of the previous token, which
+  // the next one shares up to its prefix length: only the rest of each token is hashed.
+  const fnv = new Int32Array(maxLen + 1);
+  fnv[0] = 0x811c9dc5;
   for (let i = 0; i < n; i++) {
     const p = HS[2 * i]!;
     const len = p + HS[2 * i + 1]!;
     for (let k = 0; k < p; k++) bytes[at + k] = bytes[prev + k]!;
-    for (let k = p; k < len; k++) bytes[at + k] = HS[s++]!;
+    let hash = fnv[p]!;
+    for (let k = p; k < len; k++) {
+      const b = HS[s++]!;
+      bytes[at + k] = b;
+      hash = Math.imul(hash ^ b, 0x01000193);
+      fnv[k + 1] = hash;
+    }
     const bit = 18 * i;
     const o = bit >> 3;
     const word = ((R[o]! << 16) | (R[o + 1]! << 8) | R[o + 2]!) >>> 0;
@@ -159,10 +191,15 @@ function loadTable(): Table {
     else if (len === 2) pair2[(bytes[at]! << 8) | bytes[at + 1]!] = r;
     else if (len === 3) shortPut(short3, (bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!, r);
     else if (len === 4) shortPut(short4, (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!, r);
-    const hash = hashBytes(bytes, at, at + len);
-    let h = hash & mask;
-    while (slots[h] !== 0) h = (h + 1) & mask;
-    slots[h] = (r + 1) | slotTag(hash);
+    else {
+      // Only tokens of 5 bytes or more are looked up by hash ({@link rankOf}); the final mix of hashBytes:
+      hash ^= hash >>> 15;
+      hash = Math.imul(hash, 0x2c1b3c6d);
+      hash ^= hash >>> 12;
+      let h = hash & mask;
+      while (slots[h] !== 0) h = (h + 1) & mask;
+      slots[h] = (r + 1) | slotTag(hash);
+    }
     prev = at;
     at += len;
   }
@@ -236,7 +273,7 @@ function slotTag(hash: number): number {
   return ((hash >>> 19) & 0x1fff) << 18;
 }
 
-/** Hash-table lookup of `p[a, b)` (3 <= b - a <= maxLen) whose hash is `h`. */
+/** Hash-table lookup of `p[a, b)` (5 <= b - a <= maxLen: shorter tokens are not in the hash) whose hash is `h`. */
 export function probe(t: Table, p: Uint8Array, a: number, b: number, h: number): number {
   const { slots, mask, lens, offs, bytes } = t;
   const len = b - a;

@@ -86,4 +86,3 @@ export function plainText(d) {
   }
   return parts.join('\n\n');
 }
-

@@ -8,18 +8,24 @@ import { InvalidArgumentError } from '../errors.js';
 import { isPyWhitespace } from '../python/index.js';
 import { isLineBreak, lineBreakLength, lineTable, scanLineFences } from './fences.js';
 import { THINK_END, THINK_START, TOOL_INFO, USAGE_INFO } from './format.js';
-import { convTools } from './legacy-envelope.js';
+import { convToolsKeeping, type WrittenBlocks } from './legacy-envelope.js';
 
-/** Remove ```` ```json {.usage} ```` blocks, each with its closing line's break. */
-function removeUsageBlocks(s: string): string {
+/**
+ * Remove ```` ```json {.usage} ```` blocks, each with its closing line's break. With `cuts`,
+ * the removed ranges are appended to it as start, end pairs (offsets in `s`, ascending).
+ */
+function removeUsageBlocks(s: string, cuts: number[] | null = null, known: { plain: boolean } | null = null): string {
   if (!s.includes(USAGE_INFO)) return s;
-  const t = lineTable(s);
+  const t = lineTable(s, known?.plain === true);
+  // What is left of a plain text is plain.
+  if (known !== null) known.plain = t.plain;
   const out: string[] = [];
   let copied = 0;
   for (const f of scanLineFences(t).fences) {
     if (f.info !== USAGE_INFO) continue;
     out.push(s.slice(copied, t.offs[f.open]));
     copied = t.offs[f.close + 1];
+    cuts?.push(t.offs[f.open], copied);
   }
   if (copied === 0) return s;
   out.push(s.slice(copied));
@@ -120,7 +126,7 @@ function nextMarker(s: string, marker: string, from: number, z: JsonZones): numb
  * data, and a span that would hold a tool block is no span (its start marker stays as text,
  * so the block and its call are kept). A start marker without an end marker stays.
  */
-function removeThinkSpans(s: string): string {
+function removeThinkSpans(s: string, cuts: number[] | null = null): string {
   let a = s.indexOf(THINK_START);
   if (a < 0) return s;
   const z: JsonZones = s.includes(TOOL_INFO) ? jsonZones(s) : { strings: [], blocks: [] };
@@ -141,6 +147,7 @@ function removeThinkSpans(s: string): string {
     out.push(s.slice(copied, a));
     copied = b + THINK_END.length;
     if (s.charCodeAt(copied) === 0x0a) copied++;
+    cuts?.push(a, copied);
     a = nextMarker(s, THINK_START, copied, z);
   }
   out.push(s.slice(copied));
@@ -155,5 +162,53 @@ function removeThinkSpans(s: string): string {
  */
 export function cleanReply(reply: string): string {
   if (typeof reply !== 'string') throw new InvalidArgumentError(`cleanReply: reply must be a string, got ${typeof reply}`);
-  return removeThinkSpans(removeUsageBlocks(convTools(reply)));
+  return removeThinkSpans(removeUsageBlocks(convToolsKeeping(reply, null)));
+}
+
+/**
+ * {@link cleanReply} of a string, listing the tool blocks that the conversion of legacy
+ * envelopes wrote in `written` (see `convToolsKeeping`), at their offsets in the cleaned text;
+ * a block that a removal touches is left out. `written.plain` is set when the cleaned text is
+ * known to hold no line break but `\n` (removals keep a text plain).
+ */
+export function cleanReplyKeeping(reply: string, written: WrittenBlocks): string {
+  const converted = convToolsKeeping(reply, written);
+  if (written.starts.length === 0) return removeThinkSpans(removeUsageBlocks(converted, null, written));
+  const cuts: number[] = [];
+  const unused = removeUsageBlocks(converted, cuts, written);
+  shiftBlocks(written, cuts);
+  cuts.length = 0;
+  const clean = removeThinkSpans(unused, cuts);
+  shiftBlocks(written, cuts);
+  return clean;
+}
+
+/** Length of a written tool block whose JSON has `len` units: opening line, JSON, line break, closing backticks. */
+const blockLength = (len: number): number => 3 + TOOL_INFO.length + 1 + len + 4;
+
+/**
+ * Move the blocks of `w` to their offsets after the removal of `cuts` (start, end pairs,
+ * ascending, offsets before the removal), in place; blocks that overlap a removed range are dropped.
+ */
+function shiftBlocks(w: WrittenBlocks, cuts: readonly number[]): void {
+  if (cuts.length === 0) return;
+  let kept = 0;
+  let c = 0;
+  let removed = 0;
+  for (let k = 0; k < w.starts.length; k++) {
+    const start = w.starts[k]!;
+    const end = start + blockLength(w.lens[k]!);
+    while (c < cuts.length && cuts[c + 1]! <= start) {
+      removed += cuts[c + 1]! - cuts[c]!;
+      c += 2;
+    }
+    if (c < cuts.length && cuts[c]! < end) continue;
+    w.starts[kept] = start - removed;
+    w.lens[kept] = w.lens[k]!;
+    w.recs[kept] = w.recs[k]!;
+    kept++;
+  }
+  w.starts.length = kept;
+  w.lens.length = kept;
+  w.recs.length = kept;
 }

@@ -6,10 +6,10 @@
  * produced with (`conformance/README.md`).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { parseJson, pyDumps, pyStrip } from '../python/index.js';
+import { isJsonObject, isLosslessNumber, parseJson, pyDumps, pyJsonNumber, pyStrip } from '../python/index.js';
 import { blankRange, isBlank, lineAt, lineTable, scanLineFences, type FenceScan, type LineFence, type Lines } from './fences.js';
-import { USAGE_INFO } from './format.js';
-import { isLegacyToolRecord, legacyToCurrentRecord, toolBlockText } from './tool-block.js';
+import { TOOL_INFO, USAGE_INFO } from './format.js';
+import { isLegacyToolRecord, legacyToCurrentRecord } from './tool-block.js';
 
 const HTML_TOOL = "<details class='tool-usage-details'";
 const HTML_TOKEN = "<details class='token-usage-details'";
@@ -95,6 +95,11 @@ interface Envelope {
   /** Line to continue scanning at. */
   next: number;
   replacement: string;
+  /** For a tool envelope: the current record and the length of its JSON in `replacement`. */
+  record?: Record<string, unknown>;
+  jsonLen?: number;
+  /** For a token-usage envelope: the summary and the detail. */
+  usage?: [string, string];
 }
 
 /**
@@ -139,9 +144,69 @@ function parseLegacyRecord(cx: EnvelopeContext, k: number): LegacyRecord | null 
   return isLegacyToolRecord(rec) ? { fence, rec } : null;
 }
 
-/** Current-form block for a legacy record `{id, call: {function, arguments}, result, server}`. */
-function currentToolBlock(rec: LegacyRecord['rec']): string {
-  return toolBlockText(legacyToCurrentRecord(rec));
+/**
+ * The tool blocks a conversion wrote, with the records they were written from, so that the
+ * parser of the converted text reads each such block without parsing its JSON again: block
+ * `k` starts at offset `starts[k]` of the text (its opening line), its JSON has `lens[k]`
+ * UTF-16 units, and parsing that JSON gives `recs[k]` exactly (see {@link readsBack}; blocks
+ * whose JSON would read back differently are not listed). Offsets ascend.
+ */
+export interface WrittenBlocks {
+  starts: number[];
+  lens: number[];
+  recs: Record<string, unknown>[];
+  /** Set when the text is known to hold no line break but `\n` (left alone when not known). */
+  plain: boolean;
+}
+
+/**
+ * True when `parseJson(pyDumps(v))` gives back `v`: the value holds only what the lossless
+ * reader makes, and each number is written as its own lexeme (`pyDumps` writes floats as
+ * Python's `repr`, so `1.0e2` would read back as `100.0`). Strings and keys always read back:
+ * without `ensureAscii` the writer escapes only what the reader unescapes, and keys keep their
+ * written order.
+ */
+function readsBack(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (typeof v !== 'object' || depth > 1000) return false;
+  if (isLosslessNumber(v)) return pyJsonNumber(v) === v.value;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!(i in v) || !readsBack(v[i], depth + 1)) return false;
+    return true;
+  }
+  if (!isJsonObject(v)) return false;
+  for (const k in v) if (Object.hasOwn(v, k) && !readsBack(v[k], depth + 1)) return false;
+  return true;
+}
+
+/**
+ * True when no string of `v` (keys included) holds U+0085, U+2028 or U+2029: then its
+ * `pyDumps(…, {ensureAscii: false})` text has no line break but `\n`, since that writer escapes
+ * every other line break (all below U+0020) and writes no other.
+ */
+function writesPlain(v: unknown): boolean {
+  if (typeof v === 'string') return !(v.includes('\x85') || v.includes('\u2028') || v.includes('\u2029'));
+  if (v === null || typeof v !== 'object') return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!writesPlain(v[i])) return false;
+    return true;
+  }
+  for (const k in v) if (!writesPlain(k) || !writesPlain((v as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/** The opening line of a current tool block, with its line break. */
+const TOOL_OPEN = '```' + TOOL_INFO + '\n';
+
+/**
+ * Current-form block for a legacy record `{id, call: {function, arguments}, result, server}`,
+ * as `toolBlockText` writes it, with the record and the length of its JSON.
+ */
+function currentToolBlock(rec: LegacyRecord['rec']): { text: string; record: Record<string, unknown>; jsonLen: number } {
+  const record = legacyToCurrentRecord(rec);
+  const json = pyDumps(record, { indent: 2, ensureAscii: false });
+  return { text: TOOL_OPEN + json + '\n```', record, jsonLen: json.length };
 }
 
 function currentUsageBlock(summary: string, detail: string): string {
@@ -217,14 +282,15 @@ function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
       if (r === null) return null;
       const d = cx.nextNonBlank(r.fence.close + 1);
       if (!isCloseLine(cx, d, DETAILS_CLOSE)) return null;
-      return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: currentToolBlock(r.rec) };
+      const b = currentToolBlock(r.rec);
+      return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: b.text, record: b.record, jsonLen: b.jsonLen };
     }
     if (summary === null) return null;
     const detail = detailLine(cx, k);
     if (detail === null) return null;
     const d = cx.nextNonBlank(k + 1);
     if (!isCloseLine(cx, d, DETAILS_CLOSE)) return null;
-    return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail) };
+    return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail), usage: [summary, detail] };
   }
   // pandoc div forms
   const head = pyStrip(first);
@@ -241,14 +307,15 @@ function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
     if (r === null) return null;
     const d = cx.nextNonBlank(r.fence.close + 1);
     if (!isCloseLine(cx, d, ':::')) return null;
-    return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: currentToolBlock(r.rec) };
+    const b = currentToolBlock(r.rec);
+    return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: b.text, record: b.record, jsonLen: b.jsonLen };
   }
   if (summary === null) return null;
   const detail = detailLine(cx, k);
   if (detail === null) return null;
   const d = cx.nextNonBlank(k + 1);
   if (!isCloseLine(cx, d, ':::')) return null;
-  return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail) };
+  return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail), usage: [summary, detail] };
 }
 
 /**
@@ -284,11 +351,22 @@ function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
  */
 export function convTools(reply: string): string {
   if (typeof reply !== 'string') throw new InvalidArgumentError(`convTools: reply must be a string, got ${typeof reply}`);
+  return convToolsKeeping(reply, null);
+}
+
+/**
+ * {@link convTools} of a string; with `written`, the tool blocks it writes are listed there
+ * (appended, offsets in the returned text) for the parser of the converted text.
+ */
+export function convToolsKeeping(reply: string, written: WrittenBlocks | null): string {
   if (!reply.includes('-usage-details')) return reply;
   const t = lineTable(reply);
   const cx = new EnvelopeContext(t, scanLineFences(t));
   const out: string[] = [];
   let copied = 0;
+  let outLen = 0;
+  // The converted text is plain when the reply and every replacement are.
+  let plain = t.plain;
   let i = 0;
   while (i < cx.stop) {
     const f = cx.fenceAt.get(i);
@@ -300,7 +378,16 @@ export function convTools(reply: string): string {
     if (c0 === 0x3c /* < */ || c0 === 0x3a /* : */) {
       const env = matchEnvelope(cx, i);
       if (env !== null) {
-        out.push(reply.slice(copied, env.start), env.replacement);
+        const head = reply.slice(copied, env.start);
+        outLen += head.length;
+        if (written !== null && env.record !== undefined && readsBack(env.record)) {
+          written.starts.push(outLen);
+          written.lens.push(env.jsonLen!);
+          written.recs.push(env.record);
+        }
+        outLen += env.replacement.length;
+        if (plain && !writesPlain(env.record ?? env.usage)) plain = false;
+        out.push(head, env.replacement);
         copied = env.end;
         i = env.next;
         continue;
@@ -308,6 +395,7 @@ export function convTools(reply: string): string {
     }
     i++;
   }
+  if (written !== null) written.plain = plain;
   if (copied === 0) return reply;
   out.push(reply.slice(copied));
   return out.join('');

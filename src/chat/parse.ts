@@ -16,11 +16,12 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { pyStrip } from '../python/index.js';
-import { cleanReply } from './clean.js';
+import { cleanReplyKeeping } from './clean.js';
+import type { WrittenBlocks } from './legacy-envelope.js';
 import { lineTable, scanLineFences, toFence } from './fences.js';
 import { RESULT_CLOSE, RESULT_OPEN, TOOL_INFO } from './format.js';
 import type { Msg, Part, ToolResultPart, ToolUsePart } from './message.js';
-import { readToolBlock, type ReplyItem } from './tool-block.js';
+import { readToolBlock, toolBlockFields, type ReplyItem } from './tool-block.js';
 
 /**
  * Split a reply into the text runs and tool blocks that {@link fmt2hist} walks (SPEC §6).
@@ -42,18 +43,26 @@ import { readToolBlock, type ReplyItem } from './tool-block.js';
  */
 export function parseToolBlocks(reply: string): { clean: string; items: ReplyItem[] } {
   if (typeof reply !== 'string') throw new InvalidArgumentError(`parseToolBlocks: reply must be a string, got ${typeof reply}`);
-  const clean = cleanReply(reply);
+  // Tool blocks converted from legacy envelopes are read from the records they were written
+  // from, not parsed again from their text.
+  const written: WrittenBlocks = { starts: [], lens: [], recs: [], plain: false };
+  const clean = cleanReplyKeeping(reply, written);
+  let w = 0;
   const items: ReplyItem[] = [];
   let pos = 0;
   const pushText = (end: number): void => {
     if (end > pos) items.push({ kind: 'text', text: clean.slice(pos, end), start: pos, end });
   };
   if (clean.includes(TOOL_INFO)) {
-    const t = lineTable(clean);
+    const t = lineTable(clean, written.plain);
     for (const lf of scanLineFences(t).fences) {
       if (lf.info !== TOOL_INFO) continue;
       const fence = toFence(t, lf);
-      const body = readToolBlock(fence.body);
+      // A fence that opens where a written block starts and whose body is as long as its JSON
+      // and line break is that block: its body is the JSON the record reads back from.
+      while (w < written.starts.length && written.starts[w]! < fence.start) w++;
+      const own = w < written.starts.length && written.starts[w] === fence.start && fence.body.length === written.lens[w]! + 1;
+      const body = own ? toolBlockFields(written.recs[w]) : readToolBlock(fence.body);
       if (body === null) continue;
       pushText(fence.start);
       items.push({ kind: 'tool', ...body, fence });

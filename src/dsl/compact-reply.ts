@@ -88,6 +88,26 @@ export function isCompactedReply(reply: string, policy?: Partial<Policy>): boole
   return isCompactedGiven(reply, resolvePolicy(policy), () => fmt2hist(reply));
 }
 
+/**
+ * True when some line (lines end at `\n`) that renders a call — it starts with `▶ ` or `! `, or
+ * is a closing code fence of three or more backticks — is directly followed by a result line
+ * (`>`, or `> ` and more). Looks only at the lines around each `\n>`; linear.
+ */
+function callThenResult(reply: string): boolean {
+  for (let k = reply.indexOf('\n>'); k >= 0; k = reply.indexOf('\n>', k + 1)) {
+    const after = reply.charCodeAt(k + 2);
+    if (!(k + 2 === reply.length || after === 0x0a || after === 0x20)) continue;
+    if (k === 0) continue; // the line before is empty
+    const p = reply.lastIndexOf('\n', k - 1) + 1;
+    if (reply.startsWith('▶ ', p) || reply.startsWith('! ', p)) return true;
+    if (k - p < 3) continue;
+    let q = p;
+    while (q < k && reply.charCodeAt(q) === 0x60) q++;
+    if (q === k) return true;
+  }
+  return false;
+}
+
 /** {@link isCompactedReply} with the reply's parse supplied (and computed only if needed). */
 export function isCompactedGiven(reply: string, p: Policy, parse: () => Msg[]): boolean {
   const hasResultLine = reply.includes('\n>');
@@ -95,19 +115,12 @@ export function isCompactedGiven(reply: string, p: Policy, parse: () => Msg[]): 
   if (!hasResultLine && !hasCut) return false;
   const msgs = parse();
   if (msgs.some((m) => m.role === 'tool' || m.content.some((p) => p.type === 'tool_use'))) return false;
-  if (hasResultLine) {
-    const lines = reply.split('\n');
-    for (let i = 0; i + 1 < lines.length; i++) {
-      const next = lines[i + 1]!;
-      if (next !== '>' && !next.startsWith('> ')) continue;
-      const line = lines[i]!;
-      if (line.startsWith('▶ ') || line.startsWith('! ') || /^`{3,}$/.test(line)) return true;
-    }
-  }
+  if (hasResultLine && callThenResult(reply)) return true;
   if (!hasCut) return false;
   // Prose pieces are cut one by one (a dropped server call or id-less block separates them),
   // so a rendering holds at most one cut budget per cut mark plus one uncut piece.
   const asst = p.asstToks;
-  const cuts = reply.split(' … ').length - 1;
+  let cuts = 0;
+  for (let k = reply.indexOf(' … '); k >= 0; k = reply.indexOf(' … ', k + 3)) cuts++;
   return fitsToks(pyStrip(reply), cuts * (asst + SEAM_SLACK_TOKENS) + asst);
 }

@@ -211,9 +211,11 @@ export function fitFlatDocument(
  */
 export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body.length / INDEX_UNITS_PER_TOKEN)): string {
   if (maxToks <= 0) return body;
-  const sources: FactSource[] = [];
-  for (const m of d.messages) if (!m.skipped && !isRecordCell(m)) sources.push(...factSources(m));
-  const index = evidenceIndex(prepareFacts(gatherFacts(sources)), body, maxToks);
+  // One cell's texts at a time, so a large dialog's parsed replies are not all held at once.
+  function* sources(): Generator<FactSource> {
+    for (const m of d.messages) if (!m.skipped && !isRecordCell(m)) yield* factSources(m);
+  }
+  const index = evidenceIndex(prepareFacts(gatherFacts(sources())), body, maxToks);
   return index === '' ? body : `${body}\n\n${index}`;
 }
 

@@ -327,9 +327,12 @@ export function fitFlat(
   let facts: PreparedFacts | undefined;
   let reserve = 0;
   if (base.profile === 'clean' && cells.sources) {
-    const all: FactSource[] = [];
-    for (const i of items.keys()) all.push(...cells.sources(i));
-    facts = prepareFacts(gatherFacts(all));
+    const sources = cells.sources;
+    // One cell's texts at a time, so a large dialog's parsed replies are not all held at once.
+    function* all(): Generator<FactSource> {
+      for (const i of items.keys()) yield* sources(i);
+    }
+    facts = prepareFacts(gatherFacts(all()));
     // At most the share, half of what the budget has above the floor (the body grows too), and
     // what an index of every fact would take. maxTokens - reserve grows with maxTokens, so the
     // step stays monotone.

@@ -18,8 +18,8 @@ import { CommanderError } from 'commander';
 import { DlgError } from '../errors.js';
 import { UsageError, fsError } from './errors.js';
 import { defaultIO, type CliIO, type CliStream } from './io.js';
-import { ConfigFinder, shownPath } from './config.js';
-import { planJobs, type SettingsFor } from './inputs.js';
+import type { ConfigFinder } from './config.js';
+import type { SettingsFor } from './inputs.js';
 import { isFailure, isSkip, type FileJob, type FileResult } from './job.js';
 import { buildProgram, toOptions, type CliOptions } from './options.js';
 import { jsonRecord, printable, reportLine, skipLine } from './report.js';
@@ -52,8 +52,11 @@ export async function main(argv: readonly string[], io: Partial<CliIO> = {}): Pr
     const raw = program.opts();
     const fromCli = (name: string) => program.getOptionValueSource(name) === 'cli';
     const opts = toOptions(raw, fromCli, env.env);
-    const finder = raw.config === false ? null : new ConfigFinder(program);
-    const settingsFor = settingsResolver(raw, fromCli, opts, env, finder);
+    // Settings files and input planning load only once the arguments are parsed: `--version`
+    // and `--help` end inside parse().
+    const config = await import('./config.js');
+    const finder = raw.config === false ? null : new config.ConfigFinder(program);
+    const settingsFor = settingsResolver(raw, fromCli, opts, env, finder, config.shownPath);
     if (raw.printConfig === true) return await (await import('./print-config.js')).printConfig(program, program.args, opts, env, finder);
     if (program.args.length === 0) throw new UsageError('missing input: name notebooks, directories, quoted globs, or - for standard input');
     const code = await run(program.args, opts, env, settingsFor);
@@ -92,6 +95,7 @@ function settingsResolver(
   base: CliOptions,
   io: CliIO,
   finder: ConfigFinder | null,
+  shownPath: (path: string, cwd: string) => string,
 ): SettingsFor {
   const byFile = new Map<string, CliOptions>();
   return async (dir) => {
@@ -115,6 +119,7 @@ function settingsResolver(
 }
 
 async function run(args: readonly string[], opts: CliOptions, io: CliIO, settingsFor?: SettingsFor): Promise<number> {
+  const { planJobs } = await import('./inputs.js');
   const planned = await planJobs(args, opts, io, settingsFor);
   const jobs = planned.filter((j): j is FileJob => !isFailure(j) && !isSkip(j));
   const results: (FileResult | undefined)[] = new Array(planned.length);

@@ -1,6 +1,8 @@
 // Facts a continuing model needs, extracted from a dialog, and the share of them an output keeps;
 // used by scripts/retention.mjs (which documents the seven classes and their rules) and
 // scripts/savings.mjs. `fmt2hist` is the reply parser of the built library under test.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const CLASSES = ['paths', 'names', 'tools', 'errors', 'numbers', 'urls', 'requests'];
 const EXT =
@@ -85,4 +87,14 @@ export function plainText(d) {
     if (m.type === 'code' && m.output.length) parts.push(m.aiOutput);
   }
   return parts.join('\n\n');
+}
+
+/** The dialogs of a conformance folder (`manifest.json`); a message naming `who` and exit 1 when unreadable. */
+export function readManifest(dir, who) {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  } catch (err) {
+    console.error(`${who}: cannot read ${join(dir, 'manifest.json')}: ${err.message}`);
+    process.exit(1);
+  }
 }

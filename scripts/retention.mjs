@@ -42,15 +42,9 @@ const dir = process.argv[2] ? resolve(process.argv[2]) : join(process.env.DLG_SH
 const { readsIpynbBytes, flatDocument } = await import(join(dist, 'notebook', 'index.js'));
 const { fmt2hist } = await import(join(dist, 'chat', 'index.js'));
 const { lenToks, truncToksMid } = await import(join(dist, 'tokens', 'index.js'));
-const { CLASSES, facts, retained, plainText } = await import('./facts.mjs');
+const { CLASSES, facts, retained, plainText, readManifest } = await import('./facts.mjs');
 
-let manifest;
-try {
-  manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-} catch (err) {
-  console.error(`retention: cannot read ${join(dir, 'manifest.json')}: ${err.message}`);
-  process.exit(1);
-}
+const manifest = readManifest(dir, 'retention');
 
 const OUTS = ['flat', 'plain', 'fit 50%', 'fit 25%'];
 const sums = Object.fromEntries(OUTS.map((o) => [o, Object.fromEntries(CLASSES.map((c) => [c, { sum: 0, n: 0 }]))]));

@@ -23,7 +23,7 @@ const { measureDialog, measureFlat, compactDialog } = await import(join(root, 'd
 const { lenToks } = await import(join(root, 'dist', 'tokens', 'index.js'));
 const { flatDocument } = await import(join(root, 'dist', 'notebook', 'index.js'));
 const { fmt2hist } = await import(join(root, 'dist', 'chat', 'index.js'));
-const { CLASSES, facts, retained } = await import('./facts.mjs');
+const { CLASSES, facts, retained, readManifest } = await import('./facts.mjs');
 
 /** Mean over the fact classes the dialog has of the share the flat document keeps (scripts/retention.mjs). */
 function retention(d, file) {
@@ -32,13 +32,7 @@ function retention(d, file) {
   return shares.length ? shares.reduce((a, b) => a + b, 0) / shares.length : 1;
 }
 
-let manifest;
-try {
-  manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-} catch (err) {
-  console.error(`savings: cannot read ${join(dir, 'manifest.json')}: ${err.message}`);
-  process.exit(1);
-}
+const manifest = readManifest(dir, 'savings');
 
 const pct = (before, after) => {
   if (before === 0) return '0.0%';

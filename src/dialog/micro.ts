@@ -10,6 +10,7 @@ import type { DialogLike as Dialog } from './cells.js';
 import { checkOutputs, requireDialog } from './cell-errors.js';
 import { InvalidArgumentError } from '../errors.js';
 import { cpLen, parseJson, pyDumps, pyJsonString } from '../python/index.js';
+import { utf8Length } from '../tokens/index.js';
 import {
   PRESERVE_RESULT_TOOLS,
   UNKNOWN_TOOL,
@@ -188,21 +189,6 @@ function rewriteBody(body: string, value: Record<string, unknown>, placeholder: 
 
 // ---------------------------------------------------------------------------------------------
 // Rewriting one reply
-
-/** UTF-8 size of a string in bytes. */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /**
  * The result preview of the legacy envelope whose JSON fence starts at `fenceStart`: in its

@@ -4,6 +4,7 @@
  * here is linear in the input's length and never throws on malformed data (a base64 payload
  * that does not decode is still sized by its length).
  */
+import { utf8Length } from '../tokens/index.js';
 
 /** A payload size as people read it: `N B` below 1 KB, whole `KB` below 1 MB, else `MB` with one decimal. */
 export function formatSize(bytes: number): string {
@@ -47,20 +48,8 @@ function hasRunOf(s: string, len: number): boolean {
   return false;
 }
 
-/** UTF-8 length of a string. */
-export function utf8Size(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+/** UTF-8 length of a string in bytes (`utf8Length` of the tokenizer). */
+export const utf8Size = utf8Length;
 
 /** The marker of a binary payload: `[mime size]`, or `[mime size "label"]` with alt text or a file name. */
 export function mediaMarker(mime: string, bytes: number, label?: string): string {

@@ -47,6 +47,11 @@ export function utf8Within(s: string, limit: number): number {
   return Math.min(bytes, limit + 1);
 }
 
+/** UTF-8 length of `s` in bytes (a lone surrogate counts 3, as the U+FFFD it encodes to). */
+export function utf8Length(s: string): number {
+  return utf8Within(s, Number.MAX_SAFE_INTEGER);
+}
+
 /** Whether `s` (of `n` UTF-16 units) fits `maxToks` tokens by its length alone (no encoding). */
 export function fitsByLength(s: string, n: number, maxToks: number): boolean {
   return 3 * n <= maxToks || (n <= maxToks && utf8Within(s, maxToks) <= maxToks);

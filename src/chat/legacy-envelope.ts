@@ -276,21 +276,7 @@ function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
         k = cx.nextNonBlank(m.after);
       }
     }
-    if (kind === 'tool') {
-      if (k >= cx.stop) return null;
-      const r = legacyRecord(cx, k);
-      if (r === null) return null;
-      const d = cx.nextNonBlank(r.fence.close + 1);
-      if (!isCloseLine(cx, d, DETAILS_CLOSE)) return null;
-      const b = currentToolBlock(r.rec);
-      return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: b.text, record: b.record, jsonLen: b.jsonLen };
-    }
-    if (summary === null) return null;
-    const detail = detailLine(cx, k);
-    if (detail === null) return null;
-    const d = cx.nextNonBlank(k + 1);
-    if (!isCloseLine(cx, d, DETAILS_CLOSE)) return null;
-    return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail), usage: [summary, detail] };
+    return envelopeRest(cx, start, k, kind === 'tool', summary, DETAILS_CLOSE);
   }
   // pandoc div forms
   const head = pyStrip(first);
@@ -301,12 +287,21 @@ function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
     summary = pyStrip(lineAt(t, k).slice(3));
     k = cx.nextNonBlank(k + 1);
   }
-  if (head === DIV_TOOL) {
+  return envelopeRest(cx, start, k, head === DIV_TOOL, summary, ':::');
+}
+
+/**
+ * The rest of an envelope from line `k`, after its header (HTML `<details>` or a pandoc div):
+ * a tool envelope's legacy record, or a usage envelope's detail line (which needs the header's
+ * `summary`), then the closing line `close`.
+ */
+function envelopeRest(cx: EnvelopeContext, start: number, k: number, tool: boolean, summary: string | null, close: string): Envelope | null {
+  if (tool) {
     if (k >= cx.stop) return null;
     const r = legacyRecord(cx, k);
     if (r === null) return null;
     const d = cx.nextNonBlank(r.fence.close + 1);
-    if (!isCloseLine(cx, d, ':::')) return null;
+    if (!isCloseLine(cx, d, close)) return null;
     const b = currentToolBlock(r.rec);
     return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: b.text, record: b.record, jsonLen: b.jsonLen };
   }
@@ -314,7 +309,7 @@ function matchEnvelope(cx: EnvelopeContext, i: number): Envelope | null {
   const detail = detailLine(cx, k);
   if (detail === null) return null;
   const d = cx.nextNonBlank(k + 1);
-  if (!isCloseLine(cx, d, ':::')) return null;
+  if (!isCloseLine(cx, d, close)) return null;
   return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail), usage: [summary, detail] };
 }
 

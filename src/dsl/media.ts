@@ -4,7 +4,7 @@
  * here is linear in the input's length and never throws on malformed data (a base64 payload
  * that does not decode is still sized by its length).
  */
-import { utf8Length } from '../tokens/index.js';
+import { utf8Length } from '../python/utf8.js';
 
 /** A payload size as people read it: `N B` below 1 KB, whole `KB` below 1 MB, else `MB` with one decimal. */
 export function formatSize(bytes: number): string {

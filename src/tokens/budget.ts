@@ -10,6 +10,9 @@
  * merge, O(k log k). Budgets are tokens; string lengths UTF-16 units.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { utf8Within } from '../python/utf8.js';
+
+export { utf8Within };
 import { encodePiece } from './bpe.js';
 import { checkText, decodeLists, encToks } from './encode.js';
 import { pieceEnd } from './pretokenize.js';
@@ -26,30 +29,6 @@ function checkBudget(n: unknown, where: string): asserts n is number {
 /** Fewest tokens a piece of `units` UTF-16 units can yield (each token <= maxLen bytes). */
 function minTokens(units: number, t: Table): number {
   return Math.ceil(units / t.maxLen); // UTF-8 bytes >= UTF-16 units
-}
-
-/**
- * UTF-8 bytes of `s` (a lone surrogate counts 3, as U+FFFD), counted no further than `limit`:
- * returns `limit + 1` once the count exceeds it. A text of at most `maxToks` bytes has at
- * most `maxToks` tokens (a token holds at least one byte).
- */
-export function utf8Within(s: string, limit: number): number {
-  let bytes = 0;
-  for (let i = 0; i < s.length && bytes <= limit; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return Math.min(bytes, limit + 1);
-}
-
-/** UTF-8 length of `s` in bytes (a lone surrogate counts 3, as the U+FFFD it encodes to). */
-export function utf8Length(s: string): number {
-  return utf8Within(s, Number.MAX_SAFE_INTEGER);
 }
 
 /** Whether `s` (of `n` UTF-16 units) fits `maxToks` tokens by its length alone (no encoding). */

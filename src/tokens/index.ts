@@ -4,5 +4,6 @@
  * of the folder; its other modules are internal.
  */
 export { decToks, encToks, lenToks } from './encode.js';
-export { fitsToks, midCuts, truncToksMid, utf8Length } from './budget.js';
+export { fitsToks, midCuts, truncToksMid } from './budget.js';
+export { utf8Length } from '../python/utf8.js';
 export * from './counter.js';

@@ -68,12 +68,26 @@ function step(s: string, start: number, end: number, open: OpenFence | null): Op
 }
 
 /**
+ * The start of the first line at or after `from` (a line start) that holds three backticks or
+ * tildes in a row, or -1: lines before it cannot be fence lines, so a scan may begin there.
+ */
+function firstFenceLine(s: string, from: number): number {
+  const a = s.indexOf('```', from);
+  const b = s.indexOf('~~~', from);
+  const at = a < 0 ? b : b < 0 ? a : Math.min(a, b);
+  if (at < 0) return -1;
+  return Math.max(from, s.lastIndexOf('\n', at - 1) + 1);
+}
+
+/**
  * The fence left open at the end of `s.slice(from, to)` (its last, possibly partial, line
  * included), starting from `open` (default: outside code); `null` when none is.
  */
 export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFence | null = null): OpenFence | null {
   let st = open;
-  for (let i = from; i <= to; ) {
+  const first = firstFenceLine(s, from);
+  if (first < 0 || first > to) return st; // no fence line in the range
+  for (let i = first; i <= to; ) {
     const end = lineEnd(s, i, to);
     st = step(s, i, end, st);
     const nl = s.indexOf('\n', i);
@@ -89,7 +103,9 @@ export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFen
  */
 export function openFenceAt(s: string, pos: number): OpenFence | null {
   let st: OpenFence | null = null;
-  for (let i = 0; i < pos; ) {
+  const first = firstFenceLine(s, 0);
+  if (first < 0) return null;
+  for (let i = first; i < pos; ) {
     const end = lineEnd(s, i, s.length);
     st = step(s, i, end, st);
     const nl = s.indexOf('\n', i);

@@ -6,7 +6,8 @@
  * `Intl.Segmenter`), so the cut keeps only whole characters of the text and still fits the
  * budget.
  */
-import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
+import { fitsToks, lenToks } from '../tokens/index.js';
+import { midCutParts, type CutParts } from '../tokens/budget.js';
 import { spliceFits } from '../tokens/splice.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -98,22 +99,46 @@ export interface CutSpans {
 }
 
 /**
+ * The spans of `s` the reference's cut `ref` keeps, as the longest common prefix of `ref` and
+ * `s` (leaving room for the mark) and then the longest common suffix that does not overlap it.
+ * A cut given as parts of `s` is compared only past the parts it shares with `s`.
+ */
+function refSpans(s: string, ref: CutParts | string, mark: string): [number, number] {
+  const n = s.length;
+  if (typeof ref === 'string') {
+    let head = commonPrefix(ref, s);
+    head = Math.min(head, Math.max(0, ref.length - mark.length));
+    return [head, n - commonSuffix(ref, s, Math.max(0, ref.length - head - mark.length))];
+  }
+  const { head: h, mid, tail: t } = ref;
+  const ml = mid.length;
+  const len = h + ml + (n - t);
+  // The character of the cut text at `i`.
+  const at = (i: number): number => (i < h ? s.charCodeAt(i) : i < h + ml ? mid.charCodeAt(i - h) : s.charCodeAt(t + i - h - ml));
+  const upTo = Math.min(len, n);
+  let head = h;
+  while (head < upTo && at(head) === s.charCodeAt(head)) head++;
+  head = Math.min(head, Math.max(0, len - mark.length));
+  const most = Math.min(len, n, Math.max(0, len - head - mark.length));
+  let k = Math.min(n - t, most);
+  while (k < most && at(len - 1 - k) === s.charCodeAt(n - 1 - k)) k++;
+  return [head, n - k];
+}
+
+/**
  * The spans a grapheme-safe cut of `s` to `maxToks` tokens keeps around `mark`, or `null` when
  * `s` fits whole. The reference's cut gives the first estimate (its head and tail are byte
  * prefixes and suffixes of `s`); both are moved inwards to grapheme boundaries, and the budget
  * is lowered one token at a time in the rare case the joined text re-tokenises longer.
  * With no room for any text beside the mark, both spans are empty.
  */
-export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k: number) => string): CutSpans | null {
+export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k: number) => CutParts | string): CutSpans | null {
   if (fitsToks(s, maxToks)) return null;
   const markToks = lenToks(mark);
   for (let k = maxToks; k > markToks; k--) {
-    const ref = refCut ? refCut(k) : truncToksMid(s, k, mark);
-    let head = commonPrefix(ref, s);
-    head = Math.min(head, Math.max(0, ref.length - mark.length));
-    let tail = s.length - commonSuffix(ref, s, Math.max(0, ref.length - head - mark.length));
-    head = graphemeFloor(s, head);
-    tail = Math.max(head, graphemeCeil(s, tail));
+    const [h, t] = refSpans(s, refCut ? refCut(k) : midCutParts(s, k, mark, true)(k), mark);
+    const head = graphemeFloor(s, h);
+    const tail = Math.max(head, graphemeCeil(s, t));
     // The joined text counted from the pieces of s already encoded: only its seams are encoded.
     if (spliceFits(s, head, mark, tail, maxToks)) return { head, tail };
   }
@@ -148,7 +173,7 @@ export function cleanTruncMid(s: string, maxToks: number, mark = ' … '): strin
   return cleanAt(s, maxToks, mark);
 }
 
-function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => string): string {
+function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string): string {
   if (maxToks <= 0) return '';
   const spans = cutSpans(s, maxToks, mark, refCut);
   if (spans === null) return s;
@@ -161,6 +186,6 @@ function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) 
  * `midCuts` does for the reference's cut): `k => cleanTruncMid(s, k, mark)` for `k <= maxToks`.
  */
 export function cleanMidCuts(s: string, maxToks: number, mark = ' … '): (k: number) => string {
-  const ref = midCuts(s, maxToks, mark);
+  const ref = midCutParts(s, maxToks, mark, false);
   return (k) => cleanAt(s, k, mark, ref);
 }

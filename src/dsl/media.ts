@@ -22,28 +22,53 @@ export function base64Size(s: string): number {
   return base64SizeAt(s, 0, s.length);
 }
 
+/** Base64 characters (1) by code unit below 128. */
+const B64_CHAR = new Uint8Array(128);
+/** Base64 characters and `=` (the characters of one line of a run), by code unit below 128. */
+const RUN_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  B64_CHAR[c] = isB64(c) ? 1 : 0;
+  RUN_CHAR[c] = isB64(c) || c === 61 ? 1 : 0;
+}
+
 /** {@link base64Size} of `s.slice(a, b)`, without the slice. */
 function base64SizeAt(s: string, a: number, b: number): number {
   let n = 0;
-  for (let i = a; i < b; i++) if (isB64(s.charCodeAt(i))) n++;
+  for (let i = a; i < b; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) n += B64_CHAR[c]!;
+  }
   return Math.floor((n * 3) / 4);
 }
 
-/** Base64 characters and `=` (the characters of one line of a run), by code unit below 128. */
-const RUN_CHAR = new Uint8Array(128);
-for (let c = 0; c < 128; c++) RUN_CHAR[c] = isB64(c) || c === 61 ? 1 : 0;
+/** Whether the UTF-16 unit `c` is a base64 character or `=`. */
+function isRunChar(c: number): boolean {
+  return c < 128 && RUN_CHAR[c] === 1;
+}
 
 /**
  * Whether `s` holds `len` consecutive base64 characters or `=`: a run that {@link runEnd} can
- * stretch to {@link BASE64_RUN} characters starts with a line at least this long.
+ * stretch to {@link BASE64_RUN} characters starts with a line at least this long. Looks at
+ * every `len`-th unit only, and around those that can belong to a run: a run of `len`
+ * units holds at least one of them.
  */
-function hasRunOf(s: string, len: number): boolean {
-  let k = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 128 && RUN_CHAR[c] === 1) {
-      if (++k >= len) return true;
-    } else k = 0;
+export function hasRunOf(s: string, len: number): boolean {
+  const n = s.length;
+  const step = Math.max(1, len);
+  let done = 0; // units before this are known to hold no run of `len`
+  for (let i = step - 1; i < n; ) {
+    if (!isRunChar(s.charCodeAt(i))) {
+      i += step;
+      continue;
+    }
+    let a = i;
+    while (a > done && isRunChar(s.charCodeAt(a - 1))) a--;
+    let b = i + 1;
+    while (b < n && b - a < len && isRunChar(s.charCodeAt(b))) b++;
+    if (b - a >= len) return true;
+    // s[b] ends the run (or the text ends): go on from the unit after it.
+    done = b + 1;
+    i = Math.max(i + step, b + step);
   }
   return false;
 }

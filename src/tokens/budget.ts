@@ -65,6 +65,13 @@ export function fitsToks(s: string, maxToks: number): boolean {
   let tried = false;
   for (let pos = f.pos; pos < n; ) {
     if (ids.length + 3 * (n - pos) <= maxToks) return true;
+    const rec = f.rec;
+    if (rec !== undefined && rec.from === pos) {
+      // The end's pieces are known from here: the front and they are the whole encoding.
+      const total = ids.length + (rec.cums.length > 0 ? rec.cums[rec.cums.length - 1]! : 0);
+      noteCount(s, total);
+      return total <= maxToks;
+    }
     if (!tried && ids.length > Math.floor(maxToks / 2) && n - pos > ENDS_FROM) {
       // Half the budget in the front (all a cut needs): the end may settle it now.
       tried = true;
@@ -121,33 +128,65 @@ function decideByEnds(f: Front, maxToks: number, t: Table): number {
 /**
  * The last `b` ids of the encoding of `s`, given that the ids of `s[0, q)` are `front` and
  * `q` is a piece boundary. Starts from a resynchronisation point near the end, in a window
- * sized by the front's units per token (a quarter more, so one window usually holds enough),
- * and widens it geometrically; falls back to `q` (so at most O(n) work overall). The pieces
- * encoded from the point are recorded on `f` (`PieceRecord`), for counts of splices of `s`.
+ * sized by the front's units per token, and widens it by half while it holds too few ids,
+ * encoding only the new part each time (the pieces from a resynchronisation point end at the
+ * next one); falls back to `q` (so at most O(n) work overall). The pieces encoded from the
+ * point are recorded on `f` (`PieceRecord`), for counts of splices of `s`.
  */
 function tailIds(f: Front, q: number, front: readonly number[], flen: number, b: number, t: Table): number[] {
   const s = f.s;
   const n = s.length;
   const perTok = flen > 0 ? q / flen : 4;
-  for (let win = Math.max(64, Math.ceil(1.25 * perTok * b) + 32); ; win *= 2) {
+  // The pieces of [p, n) found so far: their ends, counts from p, and the last of their ids.
+  let p = n;
+  let ends: number[] = [];
+  let cums: number[] = [];
+  let ids: number[] = [];
+  for (let win = Math.max(48, Math.ceil(1.1 * perTok * b) + 16); ; win = Math.ceil(1.5 * win)) {
     const lo = n - win;
-    const p = lo <= q ? q : syncPoint(s, lo, q);
-    if (p < 0) continue;
-    // Encode [p, n) keeping only a bounded suffix of ids.
-    const ids: number[] = p === q ? front.slice(Math.max(0, flen - b), flen) : [];
-    const rec: PieceRecord = { from: p, ends: [], cums: [] };
-    let count = 0;
-    for (let pos = p; pos < n; ) {
-      const end = pieceEnd(s, pos);
-      count += encodePiece(s, pos, end, t, ids);
-      pos = end;
-      rec.ends.push(end);
-      rec.cums.push(count);
-      if (ids.length > 4 * b + 4096) ids.splice(0, ids.length - b);
+    const np = lo <= q ? q : syncPoint(s, lo, q);
+    if (np < 0 || (np >= p && np !== q)) continue;
+    if (np < p) {
+      // Encode [np, p) in front of what is known.
+      const segEnds: number[] = [];
+      const segCums: number[] = [];
+      const seg: number[] = [];
+      let count = 0;
+      let pos = np;
+      while (pos < p) {
+        const end = pieceEnd(s, pos);
+        count += encodePiece(s, pos, end, t, seg);
+        pos = end;
+        segEnds.push(end);
+        segCums.push(count);
+        if (seg.length > 4 * b + 4096) seg.splice(0, seg.length - b);
+      }
+      if (pos !== p) {
+        // Not expected (a resynchronisation point ends the pieces before it): encode afresh.
+        for (; pos < n; ) {
+          const end = pieceEnd(s, pos);
+          count += encodePiece(s, pos, end, t, seg);
+          pos = end;
+          segEnds.push(end);
+          segCums.push(count);
+          if (seg.length > 4 * b + 4096) seg.splice(0, seg.length - b);
+        }
+        ends = segEnds;
+        cums = segCums;
+        ids = seg;
+      } else {
+        for (let i = 0; i < cums.length; i++) cums[i]! += count;
+        ends = segEnds.length > 0 ? segEnds.concat(ends) : ends;
+        cums = segCums.length > 0 ? segCums.concat(cums) : cums;
+        ids = seg.length > 0 ? seg.concat(ids) : ids;
+      }
+      if (ids.length > b) ids = ids.slice(ids.length - b);
+      p = np;
     }
     if (ids.length >= b || p === q) {
-      f.rec = rec;
-      return ids.slice(Math.max(0, ids.length - b));
+      f.rec = { from: p, ends, cums };
+      if (p === q && ids.length < b) ids = front.slice(Math.max(0, flen - (b - ids.length)), flen).concat(ids);
+      return ids;
     }
   }
 }
@@ -174,7 +213,7 @@ export function truncToksMid(s: string, maxToks: number, mark: string = ' … ')
   checkText(s, 'truncToksMid');
   checkBudget(maxToks, 'truncToksMid');
   checkText(mark, 'truncToksMid', 'mark');
-  return cutsOf(s, maxToks, mark)(maxToks);
+  return cutText(s, cutsOf(s, maxToks, mark, true, true)(maxToks));
 }
 
 /**
@@ -188,15 +227,139 @@ export function midCuts(s: string, maxToks: number, mark: string = ' … '): (k:
   checkText(s, 'midCuts');
   checkBudget(maxToks, 'midCuts');
   checkText(mark, 'midCuts', 'mark');
-  return cutsOf(s, maxToks, mark, false);
+  const cut = cutsOf(s, maxToks, mark, false, true);
+  return (k) => cutText(s, cut(k));
+}
+
+/**
+ * A middle cut as parts of its text: `s.slice(0, head) + mid + s.slice(tail)`, where `mid` is
+ * the (possibly cut) mark. {@link midCutParts} gives one where the cut's token ids split no
+ * character of `s`; where they do, it gives the decoded text itself (a string).
+ */
+export interface CutParts {
+  head: number;
+  mid: string;
+  tail: number;
+}
+
+/**
+ * Middle cuts of `s` at every budget up to `maxToks` as {@link CutParts} (or, when the ids
+ * split a character or `s` holds a lone surrogate, as the decoded text), without decoding
+ * ids in the usual case: `truncToksMid(s, k, mark)` is the text of `midCutParts(...)(k)`.
+ * `oneBudget` says the caller asks for `maxToks` only (see {@link truncToksMid}).
+ */
+export function midCutParts(s: string, maxToks: number, mark: string, oneBudget: boolean): (k: number) => CutParts | string {
+  checkText(s, 'midCuts');
+  checkBudget(maxToks, 'midCuts');
+  checkText(mark, 'midCuts', 'mark');
+  return cutsOf(s, maxToks, mark, oneBudget, true) as (k: number) => CutParts | string;
+}
+
+/** The text of a cut given as {@link CutParts} or as a string. */
+export function cutText(s: string, c: CutParts | string): string {
+  return typeof c === 'string' ? c : s.slice(0, c.head) + c.mid + s.slice(c.tail);
+}
+
+/** Index of the first element of the ascending `a` (within `[0, len)`) that is at least `x`, or `len`. */
+function firstAtLeast(a: readonly number[], len: number, x: number): number {
+  let lo = 0;
+  let hi = len;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (a[m]! < x) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/** UTF-8 bytes of the ids `ids[from, to)`. */
+function idBytes(ids: readonly number[], from: number, to: number, t: Table): number {
+  let b = 0;
+  for (let i = from; i < to; i++) b += t.lens[ids[i]!]!;
+  return b;
+}
+
+/**
+ * The UTF-16 index reached from `from` after `bytes` UTF-8 bytes of `s`, or -1 when that falls
+ * inside a character or the walk meets a lone surrogate.
+ */
+function unitsAfter(s: string, from: number, bytes: number): number {
+  let i = from;
+  let b = 0;
+  while (b < bytes) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) b += 1;
+    else if (c < 0x800) b += 2;
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      if (c > 0xdbff || (s.charCodeAt(i + 1) & 0xfc00) !== 0xdc00) return -1;
+      b += 4;
+      i++;
+    } else b += 3;
+    i++;
+  }
+  return b === bytes ? i : -1;
+}
+
+/** The UTF-16 index `bytes` UTF-8 bytes of `s` before `to`, or -1 (as {@link unitsAfter}). */
+function unitsBefore(s: string, to: number, bytes: number): number {
+  let i = to;
+  let b = 0;
+  while (b < bytes) {
+    const c = s.charCodeAt(i - 1);
+    if (c < 0x80) b += 1;
+    else if (c < 0x800) b += 2;
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      if (c < 0xdc00 || (s.charCodeAt(i - 2) & 0xfc00) !== 0xd800) return -1;
+      b += 4;
+      i--;
+    } else b += 3;
+    i--;
+  }
+  return b === bytes ? i : -1;
+}
+
+const DEFAULT_MARK = ' … ';
+
+/** The ids of the mark of the last cut (read only: cuts slice them). */
+let lastMark = '';
+let lastMarkIds: readonly number[] = [];
+
+/** Whether `s` holds no lone surrogate (so its UTF-8 bytes decode back to it). */
+function wellFormed(s: string): boolean {
+  const f = (s as unknown as { isWellFormed?: () => boolean }).isWellFormed;
+  if (typeof f === 'function') return f.call(s);
+  return !/[\uD800-\uDFFF]/.test(s);
+}
+
+/**
+ * The UTF-16 index where the first `a` ids of the pieces `ends`/`cums` (ids `ids`, pieces
+ * from `from`) end, or -1 when that splits a character.
+ */
+function headUnits(
+  s: string,
+  ids: readonly number[],
+  ends: readonly number[],
+  cums: readonly number[],
+  len: number,
+  from: number,
+  a: number,
+  t: Table,
+): number {
+  if (a === 0) return from;
+  const i = firstAtLeast(cums, len, a);
+  if (i >= len) return -1;
+  if (cums[i] === a) return ends[i]!;
+  const base = i > 0 ? cums[i - 1]! : 0;
+  return unitsAfter(s, i > 0 ? ends[i - 1]! : from, idBytes(ids, base, a, t));
 }
 
 /**
  * The cut function behind `truncToksMid` and `midCuts`. `oneBudget` says the caller asks for
  * `maxToks` only: then a text of at most `maxToks / 3` UTF-16 units (so at most `maxToks` UTF-8
  * bytes, hence tokens) is returned whole without encoding; smaller budgets need the ids.
+ * With `asParts`, a cut is returned as {@link CutParts} where its ids split no character.
  */
-function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k: number) => string {
+function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true, asParts = false): (k: number) => string | CutParts {
   const whole = (k: number): string => {
     if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
     return k <= 0 ? '' : s;
@@ -236,7 +399,11 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k:
   const flen = front.length;
   // `front` is the whole encoding when the text ran out within the budget.
   const complete = pos >= n && flen <= maxToks;
-  const markAll = encToks(mark);
+  if (mark !== lastMark) {
+    lastMarkIds = encToks(mark);
+    lastMark = mark;
+  }
+  const markAll = lastMarkIds;
   const bMax = Math.floor(maxToks / 2);
   let tail: number[] | undefined;
   const tailOf = (): number[] => {
@@ -247,7 +414,40 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k:
     if (fresh.length >= bMax) f.tail = fresh;
     return fresh;
   };
-  return (k: number): string => {
+  // Cuts as parts of `s`: the head's and tail's ids mapped to UTF-16 offsets through the piece
+  // records, where they split no character (then their bytes decode to slices of `s`).
+  const partsOf = (a: number, b: number, markIds: number[]): CutParts | null => {
+    if (f.wf < 0) f.wf = wellFormed(s) ? 1 : 0;
+    if (f.wf === 0 || a > flen) return null;
+    const head = headUnits(s, front, f.ends, f.cums, f.ends.length, 0, a, t);
+    if (head < 0) return null;
+    let tl = n;
+    if (b > 0) {
+      const ids = tail!;
+      if (complete) {
+        const x = flen - b;
+        const i = firstAtLeast(f.cums, f.cums.length, x + 1);
+        if (i >= f.cums.length) return null;
+        const base = i > 0 ? f.cums[i - 1]! : 0;
+        tl = base === x ? (i > 0 ? f.ends[i - 1]! : 0) : unitsBefore(s, f.ends[i]!, idBytes(front, x, f.cums[i]!, t));
+      } else {
+        const rec = f.rec;
+        if (rec === undefined || rec.cums.length === 0) return null;
+        const cnt = rec.cums.length;
+        const total = rec.cums[cnt - 1]!;
+        if (total < b || ids.length < b) return null;
+        const x = total - b;
+        const i = firstAtLeast(rec.cums, cnt, x + 1);
+        const base = i > 0 ? rec.cums[i - 1]! : 0;
+        const off = ids.length - b; // the tail's ids of piece i start here
+        tl = base === x ? (i > 0 ? rec.ends[i - 1]! : rec.from) : unitsBefore(s, rec.ends[i]!, idBytes(ids, off, off + rec.cums[i]! - x, t));
+      }
+      if (tl < 0 || tl < head) return null;
+    }
+    const mid = markIds.length === markAll.length && (mark === DEFAULT_MARK || wellFormed(mark)) ? mark : decodeLists([markIds], t);
+    return { head, mid, tail: tl };
+  };
+  return (k: number): string | CutParts => {
     checkBudget(k, 'midCuts');
     if (k > maxToks) throw new InvalidArgumentError(`midCuts: budget ${k} exceeds the ${maxToks} prepared`);
     if (k <= 0) return '';
@@ -257,6 +457,10 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true): (k:
     const a = Math.ceil(room / 2);
     const b = Math.floor(room / 2);
     if (b > 0) tail ??= tailOf();
+    if (asParts) {
+      const c = partsOf(a, b, markIds);
+      if (c !== null) return c;
+    }
     const tl = b > 0 ? tail!.slice(Math.max(0, tail!.length - b)) : [];
     return decodeLists([front.slice(0, a), markIds, tl], t);
   };

@@ -30,6 +30,29 @@ export interface Front {
   rec: PieceRecord | undefined;
   /** The text is known to have more tokens than this (-1: nothing known). */
   over: number;
+  /** Whether the text holds no lone surrogate: 1 yes, 0 no, -1 not known yet. */
+  wf: number;
+  /** The seams of the text's last splice count (`splice.ts`), which the next count often shares. */
+  seams: SeamMemo | undefined;
+}
+
+/**
+ * Token counts of the seams of a splice of a front's text (`splice.ts`): the prefix seam
+ * (`pre` before the text up to the resynchronisation point `j0`), the middle seam (`head`, the
+ * text's end from `tail` up to the point `j`) and the end seam (the text from `e`, then `suf`).
+ * A count is kept only when exact (-1 for "no piece ends there", also exact); -2 means unknown.
+ */
+export interface SeamMemo {
+  pre: string;
+  j0: number;
+  c1: number;
+  head: string;
+  tail: number;
+  j: number;
+  c2: number;
+  e: number;
+  suf: string;
+  c3: number;
 }
 
 /**
@@ -44,7 +67,7 @@ export interface PieceRecord {
 
 /** A front of `s` that no one else shares (budgets above {@link FRONT_MAX_IDS}). */
 export function privateFront(s: string): Front {
-  return { s, ids: [], pos: 0, tail: undefined, ends: [], cums: [], rec: undefined, over: -1 };
+  return { s, ids: [], pos: 0, tail: undefined, ends: [], cums: [], rec: undefined, over: -1, wf: -1, seams: undefined };
 }
 const FRONTS: Front[] = [];
 const FRONTS_KEPT = 4;
@@ -97,15 +120,43 @@ export function clearFronts(): void {
   frontNext = 0;
   COUNTS.length = 0;
   countNext = 0;
+  SHORT_COUNTS.clear();
 }
+
+/**
+ * Counts of short texts (marks, prefixes, delimiters: counted again and again by the
+ * renderers), by the text; emptied when full.
+ */
+const SHORT_COUNTS = new Map<string, number>();
+const SHORT_UNITS = 16;
+const SHORT_KEPT = 4096;
 
 /** Tokens of `s` continuing from what a budget check already encoded (`lenToks` uses this). */
 export function countFrom(s: string, t: Table): number {
+  if (s.length <= SHORT_UNITS) {
+    const c = SHORT_COUNTS.get(s);
+    if (c !== undefined) return c;
+    let count = 0;
+    for (let pos = 0; pos < s.length; ) {
+      const end = pieceEnd(s, pos);
+      count += encodePiece(s, pos, end, t, null);
+      pos = end;
+    }
+    if (SHORT_COUNTS.size >= SHORT_KEPT) SHORT_COUNTS.clear();
+    SHORT_COUNTS.set(s, count);
+    return count;
+  }
   const known = knownCount(s);
   if (known >= 0) return known;
   const f = frontFind(s);
   let count = f ? f.ids.length : 0;
+  const rec = f ? f.rec : undefined;
   for (let pos = f ? f.pos : 0; pos < s.length; ) {
+    if (rec !== undefined && rec.from === pos) {
+      // The pieces of the text's end are known from here.
+      count += rec.cums.length > 0 ? rec.cums[rec.cums.length - 1]! : 0;
+      break;
+    }
     const end = pieceEnd(s, pos);
     count += encodePiece(s, pos, end, t, null);
     pos = end;

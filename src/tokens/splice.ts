@@ -21,7 +21,7 @@
 import { encodePiece } from './bpe.js';
 import { ENDS_FROM, endRecord, utf8Within } from './budget.js';
 import { checkText } from './encode.js';
-import { FRONT_MAX_IDS, frontOf, knownCount, noteCount, type Front, type PieceRecord } from './fronts.js';
+import { FRONT_MAX_IDS, frontOf, knownCount, noteCount, type Front, type PieceRecord, type SeamMemo } from './fronts.js';
 import { pieceEnd, WS } from './pretokenize.js';
 import { tbl, type Table } from './ranks.js';
 import { isBoundary } from './resync.js';
@@ -206,7 +206,16 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
       if (known > limit) return known;
       if (f.pos < reach) return direct(); // the front stopped short of the join (a huge head)
       if (pre !== '') {
-        const c1 = countTo(pre + s.slice(0, j0 + LOOK), pre.length + j0, t, limit - known);
+        const m = seamsOf(f);
+        let c1 = m.pre === pre && m.j0 === j0 ? m.c1 : -2;
+        if (c1 === -2) {
+          c1 = countTo(pre + s.slice(0, j0 + LOOK), pre.length + j0, t, limit - known);
+          if (c1 <= limit - known) {
+            m.pre = pre;
+            m.j0 = j0;
+            m.c1 = c1;
+          }
+        }
         if (c1 < 0) return direct();
         known += c1;
         if (known > limit) return known;
@@ -218,7 +227,17 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
   // to a piece end e before the suffix.
   const j = tail < n ? syncIn(s, tail + 2, tail + SYNC_SCAN) : -1;
   if (j < 0 || j + LOOK + MARGIN >= n) return known + countAll(seamHead + s.slice(tail) + suf, t, limit - known);
-  const c2 = countTo(seamHead + s.slice(tail, j + LOOK), seamHead.length + (j - tail), t, limit - known);
+  const m = seamsOf(f);
+  let c2 = m.tail === tail && m.j === j && m.head === seamHead ? m.c2 : -2;
+  if (c2 === -2) {
+    c2 = countTo(seamHead + s.slice(tail, j + LOOK), seamHead.length + (j - tail), t, limit - known);
+    if (c2 <= limit - known) {
+      m.head = seamHead;
+      m.tail = tail;
+      m.j = j;
+      m.c2 = c2;
+    }
+  }
   if (c2 < 0) return direct();
   if (known + c2 > limit) return known + c2;
   const rec = recordFrom(f, j, t);
@@ -231,7 +250,24 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
   const re = cumAt(rec.ends, rec.cums, rec.from, e);
   if (rj < 0 || re < 0) return direct();
   const mid2 = known + c2 + (re - rj);
-  return mid2 + countAll(s.slice(e) + suf, t, limit - mid2);
+  if (m.e === e && m.suf === suf && m.c3 !== -2) return mid2 + m.c3;
+  const c3 = countAll(s.slice(e) + suf, t, limit - mid2);
+  if (c3 >= 0 && c3 <= limit - mid2) {
+    m.e = e;
+    m.suf = suf;
+    m.c3 = c3;
+  }
+  return mid2 + c3;
+}
+
+/** The seam counts kept on `f` (see `SeamMemo`), made empty on first use. */
+function seamsOf(f: Front): SeamMemo {
+  let m = f.seams;
+  if (m === undefined) {
+    m = { pre: '', j0: -1, c1: -2, head: '', tail: -1, j: -1, c2: -2, e: -1, suf: '', c3: -2 };
+    f.seams = m;
+  }
+  return m;
 }
 
 /**
@@ -266,6 +302,7 @@ function byLength(s: string, head: number, mid: string, tail: number, maxToks: n
  */
 export function asSplice(s: string, x: string): { head: number; mid: string; tail: number } {
   const n = s.length;
+  if (x === s) return { head: n, mid: '', tail: n };
   const m = Math.min(n, x.length);
   let h = 0;
   while (h < m && s.charCodeAt(h) === x.charCodeAt(h)) h++;

@@ -6,7 +6,8 @@
  * produced with (`conformance/README.md`).
  */
 import { InvalidArgumentError } from '../errors.js';
-import { isJsonObject, isLosslessNumber, parseJson, pyDumps, pyJsonNumber, pyStrip } from '../python/index.js';
+import { isJsonObject, isLosslessNumber, pyDumps, pyJsonNumber, pyStrip } from '../python/index.js';
+import { parseJsonFast } from '../python/json-fast.js';
 import { blankRange, isBlank, lineAt, lineTable, scanLineFences, type FenceScan, type LineFence, type Lines } from './fences.js';
 import { TOOL_INFO, USAGE_INFO } from './format.js';
 import { isLegacyToolRecord, legacyToCurrentRecord } from './tool-block.js';
@@ -137,7 +138,7 @@ function parseLegacyRecord(cx: EnvelopeContext, k: number): LegacyRecord | null 
   if (fence === undefined || fence.info !== 'json') return null;
   let rec: unknown;
   try {
-    rec = parseJson(cx.t.text.slice(cx.t.offs[fence.open + 1], cx.t.offs[fence.close]));
+    rec = parseJsonFast(cx.t.text.slice(cx.t.offs[fence.open + 1], cx.t.offs[fence.close]));
   } catch {
     return null;
   }

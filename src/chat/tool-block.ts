@@ -7,7 +7,8 @@
  * {@link toolBlockFields} is the one schema check: the parser, the legacy converter and any
  * code that edits tool blocks in place use it, so they agree on what a tool block is.
  */
-import { isJsonObject, parseJson, pyDumps, pyStr, pyTruthy } from '../python/index.js';
+import { isJsonObject, pyDumps, pyStr, pyTruthy } from '../python/index.js';
+import { parseJsonFast } from '../python/json-fast.js';
 import type { Fence } from './fences.js';
 import { TOOL_INFO } from './format.js';
 
@@ -110,13 +111,14 @@ export function toolBlockFields(v: unknown, form: 'current' | 'legacy' = 'curren
 }
 
 /**
- * Read a tool block's JSON body text: `parseJson` (lossless numbers, key order) and then
- * {@link toolBlockFields}. Returns null when the body does not parse or fails the check.
+ * Read a tool block's JSON body text: the value `parseJson` gives (lossless numbers, key order;
+ * by python/json-fast.ts) and then {@link toolBlockFields}. Returns null when the body does not
+ * parse or fails the check.
  */
 export function readToolBlock(body: string, form: 'current' | 'legacy' = 'current'): ToolBlockFields | null {
   let v: unknown;
   try {
-    v = parseJson(body);
+    v = parseJsonFast(body);
   } catch {
     return null;
   }

@@ -1,0 +1,149 @@
+/**
+ * A fast lossless JSON parse (SPEC §1): exactly the value {@link parseJson} gives (number kinds
+ * and digits, key order, `__proto__` keys, Python's acceptance rules and error messages),
+ * computed with native `JSON.parse` plus a scan for number lexemes whenever that is provably
+ * the same, and by `parseJson` itself otherwise. Internal to the library (used by the notebook
+ * reader and the reply parser; not part of the `python` entry point).
+ */
+import { LosslessNumber, MAX_JSON_DEPTH, parseJson } from './json.js';
+
+type JsonObject = Record<string, unknown>;
+
+// The tokens scanned for, as a regular expression: STRING_OR_NUMBER =
+// /"[^"\\]*(?:\\[\s\S][^"\\]*)*"|-?[0-9][0-9.eE+-]*/g, a JSON string literal or a number token.
+// Matched left to right over valid JSON, string literals are consumed whole, so every number
+// match is a number outside strings.
+
+/**
+ * Tokens of valid JSON text that `JSON.parse` loses: the number lexemes in document order,
+ * and the number of object keys (to detect duplicate keys, which `JSON.parse` merges).
+ * `null` when an object key is an array index (JS would list it out of written order) or holds
+ * an escape (it might decode to one), or when a string is not closed (the text is not JSON:
+ * `parseJson` says why). Linear: a string literal is skipped by searching for its closing
+ * quote (a quote after an odd run of backslashes is escaped), and only the few characters
+ * between literals are looked at one by one. On valid JSON it finds what a left-to-right match
+ * of STRING_OR_NUMBER finds.
+ */
+function scanNumbers(text: string): { numbers: string[]; keys: number } | null {
+  const numbers: string[] = [];
+  let keys = 0;
+  const n = text.length;
+  let p = 0;
+  while (p < n) {
+    const c = text.charCodeAt(p);
+    if (c === 0x22) {
+      let q = text.indexOf('"', p + 1);
+      for (;;) {
+        if (q < 0) return null;
+        let b = q - 1;
+        while (text.charCodeAt(b) === 0x5c) b--;
+        if ((q - 1 - b) % 2 === 0) break;
+        q = text.indexOf('"', q + 1);
+      }
+      let r = q + 1;
+      let d = text.charCodeAt(r);
+      while (d === 32 || d === 10 || d === 13 || d === 9) d = text.charCodeAt(++r);
+      if (d === 0x3a) {
+        keys++;
+        const c1 = text.charCodeAt(p + 1);
+        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(text.slice(p, q + 1)))) return null;
+      }
+      p = q + 1;
+    } else if ((c >= 48 && c <= 57) || (c === 0x2d && isDigit(text.charCodeAt(p + 1)))) {
+      let e = p + 1;
+      while (e < n && isNumberChar(text.charCodeAt(e))) e++;
+      numbers.push(text.slice(p, e));
+      p = e;
+    } else p++;
+  }
+  return { numbers, keys };
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** The characters `[0-9.eE+-]` that continue a number token of STRING_OR_NUMBER. */
+function isNumberChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+}
+
+/**
+ * Whether a key literal (with its quotes, no escapes) is an array index, the keys JS objects
+ * list before all others: `"0"`…`"4294967294"` in canonical form. Other keys starting with a
+ * digit (`"13a4911c-….png"`) keep their written order.
+ */
+function isArrayIndexKey(literal: string): boolean {
+  return /^"(?:0|[1-9][0-9]{0,9})"$/.test(literal) && Number(literal.slice(1, -1)) < 4294967295;
+}
+
+/**
+ * Parse JSON to exactly what `parseJson(text, source)` gives (lossless numbers, key order,
+ * `__proto__` keys, Python's acceptance rules and error messages), faster: the text is parsed
+ * natively and each number replaced by a `LosslessNumber` with its lexeme, taken in document
+ * order from a scan of the text. The native tree is used only when that correspondence is
+ * certain: no integer-like keys (JS reorders them), as many keys and numbers in the tree as in
+ * the text (no duplicate keys), every lexeme equal in value to its number, nesting within
+ * `MAX_JSON_DEPTH`. Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
+ */
+export function parseJsonFast(text: string, source?: string): unknown {
+  if (typeof text !== 'string') return parseJson(text, source);
+  const scan = scanNumbers(text);
+  if (scan === null) return parseJson(text, source);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return parseJson(text, source); // throws Python's message, or accepts NaN/Infinity
+  }
+  return attachLexemes(v, scan.numbers, scan.keys) ? v : parseJson(text, source);
+}
+
+/**
+ * Replace, in place and in document order, the JS numbers of a `JSON.parse` tree by
+ * `LosslessNumber`s of `lexemes`. False (tree then unusable) if the counts of numbers or keys
+ * differ from the scan, a lexeme's value differs from its number, or nesting is too deep.
+ */
+function attachLexemes(root: unknown, lexemes: string[], keyCount: number): boolean {
+  let next = 0;
+  let keys = 0;
+  const lossless = (x: number): LosslessNumber | undefined => {
+    const lex = lexemes[next++];
+    return lex !== undefined && Number(lex) === x ? new LosslessNumber(lex) : undefined;
+  };
+  const visit = (node: object, depth: number): boolean => {
+    if (depth > MAX_JSON_DEPTH) return false;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const x: unknown = node[i];
+        if (typeof x === 'number') {
+          const n = lossless(x);
+          if (n === undefined) return false;
+          node[i] = n;
+        } else if (typeof x === 'object' && x !== null && !visit(x, depth + 1)) return false;
+      }
+      return true;
+    }
+    const o = node as JsonObject;
+    const ks = Object.keys(o);
+    keys += ks.length;
+    for (const k of ks) {
+      const x = o[k];
+      if (typeof x === 'number') {
+        const n = lossless(x);
+        if (n === undefined) return false;
+        setOwn(o, k, n);
+      } else if (typeof x === 'object' && x !== null && !visit(x, depth + 1)) return false;
+    }
+    return true;
+  };
+  // A bare scalar is not a notebook; numbers there go to parseJson, which keeps the lexeme.
+  if (root === null || typeof root !== 'object') return typeof root !== 'number' && lexemes.length === 0;
+  return visit(root, 1) && next === lexemes.length && keys === keyCount;
+}
+
+/** Define an own enumerable property, safe for the key `__proto__`. */
+export function setOwn(o: JsonObject, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}

@@ -11,9 +11,10 @@ import { Dialog } from '../dialog/dialog.js';
 import type { Message } from '../dialog/message.js';
 import { cellWire, dialogWire, type FlagValues } from '../dialog/wire-state.js';
 import { NotebookError } from '../errors.js';
-import { cpCompare, isJsonObject, isLosslessNumber, pyJsonNumber as numberText, pyTruthy } from '../python/index.js';
+import { cpCompare, isJsonObject, isLosslessNumber, pyJsonNumber as numberText } from '../python/index.js';
 import { allStrings } from './read.js';
 import { validateDialog } from './validate.js';
+import { flagValue, NB_TRANSIENT, nativeIpynbText, SPLIT_MIMES } from './write-native.js';
 
 export interface WriteOptions {
   /** Run `validateDialog` first (default true), so what is written passes the nbformat 4.5 schema. */
@@ -31,8 +32,6 @@ class Entries {
   constructor(readonly entries: [string, unknown][]) {}
 }
 
-const SPLIT_MIMES = new Set(['application/javascript', 'image/svg+xml']);
-const NB_TRANSIENT = new Set(['orig_nbformat', 'orig_nbformat_minor', 'signature']);
 /**
  * Line breaks of Python's splitlines as JSON.stringify writes them: escaped (backslash + `n`,
  * `r`, `f`; backslash-r-backslash-n; backslash + `u000b`, `u001c`, `u001d`, `u001e`) or raw
@@ -87,15 +86,6 @@ function outputView(o: unknown): unknown {
   if (ot === 'stream' && typeof text === 'string') text = new Lines(text);
   if (text === o.text) return o;
   return new Entries(entriesOf(o).map(([k, v]) => [k, k === 'text' ? text : v]));
-}
-
-/**
- * The value a metadata flag is written with: the value read, if it still has the flag's truth
- * value; else `true` when set; else nothing.
- */
-function flagValue(on: boolean, read: unknown): unknown {
-  if (read !== undefined && pyTruthy(read) === on) return read;
-  return on ? true : undefined;
 }
 
 function cellView(m: Message): Entries {
@@ -281,6 +271,15 @@ class Writer {
 export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
   if (!(dialog instanceof Dialog)) throw new NotebookError('dumpsIpynb: expected a Dialog', '<dialog>');
   if (opts.validate !== false) validateDialog(dialog);
+  return nativeIpynbText(dialog) ?? writerText(dialog);
+}
+
+/**
+ * The text of {@link dumpsIpynb} made value by value (no validation): the definition of the
+ * written form, used whenever the native path of write-native.ts cannot match it. Internal to
+ * `notebook/` (exported for the tests that hold the two paths to the same text).
+ */
+export function writerText(dialog: Dialog): string {
   const top: [string, unknown][] = [
     ['cells', dialog.messages.map(cellView)],
     ['metadata', new Entries(entriesOf(dialog.metadata, NB_TRANSIENT))],

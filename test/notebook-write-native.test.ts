@@ -1,0 +1,271 @@
+/**
+ * The native path of `dumpsIpynb` (src/notebook/write-native.ts) against the value-by-value
+ * writer (`writerText` in src/notebook/write.ts), which defines the written text: the same
+ * text for every dialog, whether the native path writes it or gives up.
+ */
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPLY_SEPARATOR as SEP } from '../src/chat/index.js';
+import { compactDialog } from '../src/dialog/compact.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { Message } from '../src/dialog/message.js';
+import { flatNotebook } from '../src/notebook/flat-notebook.js';
+import { readsIpynb, readsIpynbBytes } from '../src/notebook/read.js';
+import { nativeIpynbText, splitLines } from '../src/notebook/write-native.js';
+import { dumpsIpynb, writerText } from '../src/notebook/write.js';
+import { NotebookError } from '../src/errors.js';
+import { LosslessNumber, pySplitlines } from '../src/python/index.js';
+import { fcParams } from './fc-seed.js';
+import { HAVE_SHARED, shared } from './support.js';
+
+/** Characters that matter to line splitting and escaping, and a few plain ones. */
+const CHARS = ['a', 'b', ' ', '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029', '\\', '"', 'n', 'é', '😀', '\ud800', '\t', '\x00'];
+const text = fc.array(fc.constantFrom(...CHARS), { maxLength: 24 }).map((a) => a.join(''));
+/** Lists of strings, many of them already split into lines, some not. */
+const lineList = fc.oneof(
+  fc.array(text, { maxLength: 5 }),
+  text.map((s) => splitLines(s)),
+  fc.array(fc.constantFrom('x\n', 'y\n', 'z', '', '\r', '\n', 'a\r', 'b\r\n'), { maxLength: 5 }),
+);
+
+/** Number lexemes: ones whose JS text is Python's and ones whose text differs. */
+const LEXEMES = ['0', '1', '-0', '42', '1.0', '0.5', '-2.5', '1e5', '1E-7', '1e-05', '3.14', '12345678901234567890', '-1.5e+300', '0.1', '1e400', '-1e400'];
+const KEYS = ['a', 'b', 'B', 'text', 'z', '0', '7', '10', '01', '4294967295', '__proto__', 'text/plain', 'é', ' ', '_'];
+
+type Gen = { kind: 'num'; lex: string } | string | boolean | null | Gen[] | { kind: 'obj'; entries: [string, Gen][] };
+const value: fc.Arbitrary<Gen> = fc.letrec<{ v: Gen }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.boolean(),
+    fc.constant(null),
+    fc.constantFrom(...LEXEMES).map((lex) => ({ kind: 'num' as const, lex })),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.uniqueArray(fc.tuple(fc.constantFrom(...KEYS), tie('v')), { maxLength: 4, selector: ([k]) => k }).map((entries) => ({ kind: 'obj' as const, entries })),
+  ),
+})).v;
+
+/** JSON text of a generated value (numbers written as their lexemes). */
+function json(v: Gen): string {
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(json).join(', ')}]`;
+  if (v.kind === 'num') return v.lex;
+  return `{${v.entries.map(([k, x]) => `${JSON.stringify(k)}: ${json(x)}`).join(', ')}}`;
+}
+
+const obj = (entries: [string, string][]) => `{${entries.map(([k, x]) => `${JSON.stringify(k)}: ${x}`).join(', ')}}`;
+const metaObj = fc.uniqueArray(fc.tuple(fc.constantFrom(...KEYS, 'skipped', 'pinned', 'solveit_ai', 'trusted'), value), { maxLength: 3, selector: ([k]) => k });
+const metaJson = metaObj.map((es) => obj(es.map(([k, x]) => [k, json(x)])));
+const linesJson = fc.oneof(
+  text.map((s) => JSON.stringify(s)),
+  lineList.map((a) => JSON.stringify(a)),
+);
+const bundle = fc
+  .uniqueArray(
+    fc.tuple(
+      fc.constantFrom('text/plain', 'text/html', 'image/svg+xml', 'application/json', 'image/png', 'application/javascript', 'application/vnd.x+json'),
+      fc.oneof(linesJson, value.map(json)),
+    ),
+    {
+      maxLength: 3,
+      selector: ([k]) => k,
+    },
+  )
+  .map((es) => obj(es));
+const output = fc.oneof(
+  fc.tuple(fc.constantFrom('stdout', 'stderr'), linesJson).map(([name, t]) =>
+    obj([
+      ['output_type', '"stream"'],
+      ['name', JSON.stringify(name)],
+      ['text', t],
+    ]),
+  ),
+  fc
+    .tuple(fc.constantFrom('execute_result', 'display_data'), bundle, metaJson, fc.boolean())
+    .map(([ot, data, md, type]) =>
+      obj([
+        ['output_type', JSON.stringify(ot)],
+        ['data', data],
+        ['metadata', type ? md.replace(/^\{/, md === '{}' ? '{"__type": 1' : '{"__type": 1, ') : md],
+        ...(ot === 'execute_result' ? ([['execution_count', '3']] as [string, string][]) : []),
+      ]),
+    ),
+  fc.tuple(text, lineList).map(([ev, tb]) =>
+    obj([
+      ['output_type', '"error"'],
+      ['ename', '"E"'],
+      ['evalue', JSON.stringify(ev)],
+      ['traceback', JSON.stringify(tb)],
+    ]),
+  ),
+  fc.tuple(fc.constantFrom('', 'other'), lineList).map(([ot, t]) =>
+    obj([
+      ['output_type', JSON.stringify(ot)],
+      ['text', JSON.stringify(t)],
+    ]),
+  ),
+);
+const sourceJson = fc.oneof(
+  linesJson,
+  fc.tuple(text, text).map(([p, r]) => JSON.stringify(p + SEP + r)),
+  fc.tuple(text, text).map(([p, r]) => JSON.stringify(splitLines(p + SEP + r))),
+);
+const cell = fc
+  .tuple(
+    fc.constantFrom('code', 'markdown', 'raw'),
+    fc.option(fc.constantFrom('c1', 'c2', 'cell-3'), { nil: undefined }),
+    metaJson,
+    sourceJson,
+    fc.array(output, { maxLength: 3 }),
+    fc.option(value, { nil: undefined }),
+    fc.boolean(),
+  )
+  .map(([ct, id, md, src, outs, extra, withCount]) => {
+    const es: [string, string][] = [['cell_type', JSON.stringify(ct)]];
+    if (id !== undefined) es.push(['id', JSON.stringify(id)]);
+    es.push(['metadata', md], ['source', src]);
+    if (ct === 'code') {
+      es.push(['outputs', `[${outs.join(', ')}]`]);
+      if (withCount) es.push(['execution_count', '7']);
+    }
+    if (ct !== 'code' && withCount)
+      es.push([
+        'attachments',
+        obj([
+          [
+            'x.png',
+            obj([
+              ['image/png', '"iVBOR"'],
+              ['text/plain', '["a\\n", "b"]'],
+            ]),
+          ],
+        ]),
+      ]);
+    if (extra !== undefined) es.push(['zextra', json(extra)]);
+    return obj(es);
+  });
+const notebookText = fc
+  .tuple(fc.array(cell, { maxLength: 5 }), metaJson, fc.option(value, { nil: undefined }))
+  .map(([cells, md, extra]) =>
+    obj([
+      ['cells', `[${cells.join(', ')}]`],
+      ['metadata', md.replace(/^\{/, md === '{}' ? '{"orig_nbformat": 3' : '{"signature": "s", ')],
+      ['nbformat', '4'],
+      ['nbformat_minor', '5'],
+      ...(extra !== undefined ? ([['extra_top', json(extra)]] as [string, string][]) : []),
+    ]),
+  );
+
+/** Both writers on one dialog (validation left out: generated dialogs need not pass the schema). */
+function expectSame(d: Dialog): void {
+  expect(dumpsIpynb(d, { validate: false })).toBe(writerText(d));
+}
+
+describe('splitLines', () => {
+  it("is Python's splitlines(keepends=True)", () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(splitLines(s)).toEqual(pySplitlines(s, true));
+      }),
+      fcParams(300),
+    );
+  });
+  it('splits the edge cases as Python does', () => {
+    expect(splitLines('')).toEqual([]);
+    expect(splitLines('\n')).toEqual(['\n']);
+    expect(splitLines('a\r\nb\rc\n')).toEqual(['a\r\n', 'b\r', 'c\n']);
+    expect(splitLines('a\u2028b\x85')).toEqual(['a\u2028', 'b\x85']);
+    expect(splitLines('a\n\nb')).toEqual(['a\n', '\n', 'b']);
+  });
+});
+
+describe('native notebook text', () => {
+  it('is the value-by-value text for generated notebooks, read and then edited', () => {
+    fc.assert(
+      fc.property(notebookText, fc.array(fc.tuple(fc.nat(), fc.constantFrom('content', 'reply', 'type', 'meta')), { maxLength: 3 }), (nb, edits) => {
+        const d = readsIpynb(nb, 'gen.ipynb', {
+          newId: (() => {
+            let k = 0;
+            return () => `id${k++}`;
+          })(),
+        });
+        expectSame(d);
+        for (const [at, what] of edits) {
+          const m = d.messages[at % Math.max(1, d.messages.length)];
+          if (m === undefined) break;
+          if (what === 'content') m.content += 'x\n';
+          else if (what === 'reply' && m.type === 'prompt') m.reply = '';
+          else if (what === 'type') m.type = m.type === 'note' ? 'prompt' : m.type;
+          else m.meta.added = new LosslessNumber('1.0');
+          expectSame(d);
+          expectSame(d.clone());
+        }
+      }),
+      fcParams(200),
+    );
+  });
+
+  it('gives up where JS objects or numbers cannot say what the writer says', () => {
+    const d = new Dialog([new Message('a\nb', { type: 'code', id: 'c1' })]);
+    expect(nativeIpynbText(d)).toBe(writerText(d));
+    const cases: [string, unknown][] = [
+      ['an array-index key', { 10: 1, 9: 2 }],
+      ['__proto__', JSON.parse('{"__proto__": 1}')],
+      ['1e-05', new LosslessNumber('1e-05')],
+      ['a big integer', new LosslessNumber('12345678901234567890')],
+      ['NaN', Number.NaN],
+      ['Infinity', Number.POSITIVE_INFINITY],
+      ['1e400', new LosslessNumber('1e400')],
+      ['undefined', undefined],
+      ['a Date', new Date(0)],
+      ['a bigint', 12n],
+    ];
+    const holed = new Message('x', { type: 'code', id: 'c1' });
+    holed.output = [, { output_type: 'stream', name: 'stdout', text: 'a' }];
+    expect(nativeIpynbText(new Dialog([holed]))).toBeUndefined();
+    expect(() => dumpsIpynb(new Dialog([holed]), { validate: false })).toThrow(NotebookError);
+    for (const [why, v] of cases) {
+      const e = new Dialog([new Message('x', { type: 'code', id: 'c1', meta: { v } as Record<string, unknown> })]);
+      expect(nativeIpynbText(e), why).toBeUndefined();
+      const viaWriter = (() => {
+        try {
+          return writerText(e);
+        } catch (err) {
+          return err;
+        }
+      })();
+      if (typeof viaWriter === 'string') expect(dumpsIpynb(e, { validate: false }), why).toBe(viaWriter);
+      else expect(() => dumpsIpynb(e, { validate: false }), why).toThrow((viaWriter as Error).message);
+    }
+  });
+
+  it('writes an edited source as its new lines', () => {
+    const nb =
+      '{"cells": [{"cell_type": "markdown", "id": "p1", "metadata": {"solveit_ai": true}, "source": ["q\\n", "' +
+      SEP.replace(/\n/g, '\\n') +
+      'r"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}';
+    const d = readsIpynb(nb);
+    expectSame(d);
+    const m = d.messages[0]!;
+    m.reply = 'other\nreply';
+    expectSame(d);
+    const w = JSON.parse(dumpsIpynb(d, { validate: false }));
+    expect(w.cells[0].source).toEqual(['q\n', '\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'other\n', 'reply']);
+  });
+
+  it.skipIf(!HAVE_SHARED)('is the value-by-value text for the shared dialogs, read, compacted and flat', () => {
+    const dir = shared('conformance', 'dialogs');
+    const names = (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { name: string }[]).map((e) => e.name);
+    for (const name of names) {
+      const bytes = readFileSync(join(dir, `${name}.ipynb`));
+      const d = readsIpynbBytes(bytes, name);
+      expect(nativeIpynbText(d), name).toBe(writerText(d));
+      const c = compactDialog(readsIpynbBytes(bytes, name));
+      expect(nativeIpynbText(c), name).toBe(writerText(c));
+      const f = flatNotebook(readsIpynbBytes(bytes, name), { profile: 'reference' });
+      expect(nativeIpynbText(f), name).toBe(writerText(f));
+    }
+  });
+});

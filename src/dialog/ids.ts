@@ -2,11 +2,11 @@
  * Reproducible cell ids: an id source seeded by the bytes of an input, so that reading the
  * same notebook twice gives its id-less cells (and any cell added later, such as a summary
  * note) the same fresh ids, and therefore the same output bytes. Browser-safe: SHA-256 comes
- * from `@noble/hashes`.
+ * from `@noble/hashes`, unless a host registered its own (hash.ts).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { InvalidArgumentError } from '../errors.js';
+import { sha256Hex } from './hash.js';
 
 /**
  * An id source for `ReadOptions.newId` (and the dialog's own id source) derived from an input.
@@ -26,7 +26,7 @@ export function seededIds(input: Uint8Array | string): () => string {
   if (typeof input !== 'string' && !(input instanceof Uint8Array))
     throw new InvalidArgumentError(`seededIds: expected the input's bytes (a Uint8Array) or a string, got ${input === null ? 'null' : typeof input}`);
   const bytes = typeof input === 'string' ? utf8ToBytes(input) : input;
-  const seed = bytesToHex(sha256(bytes));
+  const seed = sha256Hex(bytes);
   let k = 0;
-  return () => bytesToHex(sha256(utf8ToBytes(`${seed}:${k++}`))).slice(0, 8);
+  return () => sha256Hex(utf8ToBytes(`${seed}:${k++}`)).slice(0, 8);
 }

@@ -4,14 +4,13 @@
  * source notebook (`dsl/legend.ts`) — and the flat notebook, which holds that document in a
  * single raw cell of a new notebook (what the command writes by default).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { InvalidArgumentError } from '../errors.js';
 import { resolvePolicy, type Policy, type Profile } from '../dsl/profile.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { cloneJson, type DialogLike } from '../dialog/cells.js';
 import { dlg2compact, fitFlatDocument, measureFlat, withFlatIndex } from '../dialog/compact.js';
 import { Dialog } from '../dialog/dialog.js';
+import { sha256Hex } from '../dialog/hash.js';
 import { lenToks, type ClassTokens } from '../tokens/index.js';
 
 /** Options of {@link flatDocument}. */
@@ -111,6 +110,6 @@ export function flatNotebook(d: DialogLike, policy?: Partial<Policy>, text?: str
   if (info.version !== undefined) own.version = info.version;
   metadata.dlg_compact = own as unknown as (typeof metadata)[string];
   const out = new Dialog([], { metadata, name: d.name });
-  out.mkMessage(doc, { type: 'raw', id: bytesToHex(sha256(new TextEncoder().encode(doc))).slice(0, 8) });
+  out.mkMessage(doc, { type: 'raw', id: sha256Hex(new TextEncoder().encode(doc)).slice(0, 8) });
   return out;
 }

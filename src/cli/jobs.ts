@@ -19,6 +19,12 @@ const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 const IN_FLIGHT = 2;
 
 /**
+ * Files this thread works on at once: while one waits for the disk (reading, the flush and
+ * rename of an atomic write), the other's work runs. Reports still print in input order.
+ */
+const OWN_IN_FLIGHT = 2;
+
+/**
  * Run jobs on `n` threads (no more than files or than the machine's cores): this one and
  * `n - 1` workers; results arrive through `onResult` in completion order. The workers start
  * first; while they load their modules, this thread loads its own (this module imports the
@@ -69,12 +75,14 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
       worker.on('exit', (code) => fail(`exited with code ${code}`));
       feed();
     });
-  // This thread's lane: one file at a time, letting the workers' messages in between.
+  // This thread's lanes: OWN_IN_FLIGHT files at a time (one's work runs while the other waits
+  // for the disk), letting the workers' messages in between.
   const own = async () => {
     while (next < jobs.length) {
       onResult(await processFile(jobs[next++]!));
       await new Promise<void>((go) => setImmediate(go));
     }
   };
-  await Promise.all([...workers.map(lane), own()]);
+  const owns = Array.from({ length: OWN_IN_FLIGHT }, own);
+  await Promise.all([...workers.map(lane), ...owns]);
 }

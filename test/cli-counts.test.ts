@@ -98,7 +98,7 @@ describe('the command reports the same figures, whatever it counts', () => {
   writeFileSync(join(dir, 'demo.ipynb'), DEMO);
 
   it.each([
-    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 1831 tokens (63.6% saved), 21 KB → 9 KB\n'],
+    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2244 tokens (55.4% saved), 21 KB → 9 KB\n'],
     [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2484 tokens (50.6% saved), 21 KB → 15 KB\n'],
     [
       ['--strategy', 'micro', 'demo.ipynb'],

@@ -46,7 +46,7 @@ const _SEP = '\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n';
 describe('compaction of a small dialog', () => {
   const reply =
     'I will look.\n\n```json {.tool}\n' +
-    JSON.stringify({ id: 't1', name: 'Bash', args: { command: 'ls -la\nwc -l *.csv' }, result: 'a.csv\nb.csv\n' + 'x'.repeat(400) }, null, 2) +
+    JSON.stringify({ id: 't1', name: 'Bash', args: { command: 'ls -la\nwc -l *.csv' }, result: 'a.csv\nb.csv\n' + 'x'.repeat(4000) }, null, 2) +
     '\n```\n\nDone: two files.';
   const make = (): Dialog => {
     const d = new Dialog([], { name: 'small' });
@@ -107,7 +107,11 @@ describe('compaction of a small dialog', () => {
 
   it('renders the flat document with one turn per prompt, skipping skipped cells', () => {
     const doc = dlg2compact(make());
-    expect(doc).toBe('§ # Notes §\n#_c1\n```python\nprint(2)\n```\n> 2\n§ How many CSV files? §\n' + compactReply(reply, {}, { mark: '»' }));
+    // The only turn is the latest: its two results share the recent pool, 8 × 35 tokens each (rule 32).
+    expect(doc).toBe('§ # Notes §\n#_c1\n```python\nprint(2)\n```\n> 2\n§ How many CSV files? §\n' + compactReply(reply, { resultToks: 280 }, { mark: '»' }));
+    expect(dlg2compact(make(), { profile: 'reference' })).toBe(
+      '§ # Notes §\n#_c1\n```python\nprint(2)\n```\n> 2\n§ How many CSV files? §\n' + compactReply(reply, { profile: 'reference' }, { mark: '»' }),
+    );
     expect(doc.includes('skipped note')).toBe(false);
   });
 
@@ -122,7 +126,7 @@ describe('compaction of a small dialog', () => {
     expect(before.tokens.total).toBe(dialogContextTokens(d));
     expect(before.tokens.assistant + before.tokens.calls + before.tokens.results).toBe(lenToks(reply));
     expect(before.tokens.code).toBe(lenToks('print(2)') + lenToks('2'));
-    expect(before.tokens.results).toBe(lenToks('a.csv\nb.csv\n' + 'x'.repeat(400)));
+    expect(before.tokens.results).toBe(lenToks('a.csv\nb.csv\n' + 'x'.repeat(4000)));
     const flat = measureFlat(d);
     expect(flat.text).toBe(dlg2compact(d));
     expect(flat.tokens.total).toBe(lenToks(flat.text));

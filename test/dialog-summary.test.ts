@@ -251,7 +251,9 @@ describe('the default DSL summariser and the default counter', () => {
   it('summarises the head as the compact DSL (dlg2compact) of its visible cells', async () => {
     const d = mkDialog();
     const head = new Dialog(['n1', 'c1', 'p1'].map((id) => d.get(id)!.clone()));
-    const dsl = dlg2compact(head);
+    // Rendered evenly: the verbatim tail, not the head, is the recent part (no recency gradient).
+    const dsl = dlg2compact(head, { recency: false });
+    expect(dsl).not.toBe(dlg2compact(head));
     const r = await summarizeDialog(d, null, { force: true, keepRecent: 3, sourcePath: '/tmp/full.ipynb' });
     expect(r.changed).toBe(true);
     expect(d.get(r.summaryId!)!.content).toBe(HEADER + dsl + TRAILER);
@@ -265,7 +267,7 @@ describe('the default DSL summariser and the default counter', () => {
     const head = new Dialog(['n1', 'c1', 'p1'].map((id) => d.get(id)!.clone()));
     const policy = { userToks: 20, asstToks: 10, callToks: 20, resultToks: 5 };
     await summarizeDialog(d, dslSummarizer(policy), { force: true, keepRecent: 3 });
-    expect(d.messages[2]!.content).toBe(HEADER + dlg2compact(head, policy));
+    expect(d.messages[2]!.content).toBe(HEADER + dlg2compact(head, { ...policy, recency: false }));
     expect(() => dslSummarizer({ userToks: -1 })).toThrow(InvalidArgumentError);
   });
 
@@ -331,7 +333,7 @@ describe('summary requests: rendering and pre-compaction', () => {
     expect(buildDialogSummaryPrompt(head, { maxRequestTokens: lenToks(full) }).level).toBe('full');
     const dsl = buildDialogSummaryPrompt(head, { maxRequestTokens: lenToks(full) - 1 });
     expect(dsl.level).toBe('dsl-0');
-    expect(dsl.prompt).toBe(buildCompactionSummaryPrompt([{ type: 'context', text: dlg2compact(head) }]));
+    expect(dsl.prompt).toBe(buildCompactionSummaryPrompt([{ type: 'context', text: dlg2compact(head, { recency: false }) }]));
     const instructions = lenToks(buildCompactionSummaryPrompt([{ type: 'context', text: '' }]));
     for (const max of [instructions + 1, instructions + 7, instructions + 40]) {
       const cut = buildDialogSummaryPrompt(head, { maxRequestTokens: max });

@@ -75,14 +75,18 @@ describe('evidenceIndex', () => {
 
 describe('flat documents carry the index', () => {
   const out = Array.from({ length: 30 }, (_, i) => `wrote out/part${i}.csv with ${100 + i} rows`).join('\n');
+  // The code cell sits in a middle turn, where its result keeps the base 35 tokens (rule 32).
   const d = new Dialog([], { name: 'idx' });
+  d.mkMessage('Start.', { type: 'prompt', id: 'p0', reply: '' });
   d.mkMessage('def save(rows):\n    pass\nsave(range(30))', { type: 'code', id: 'c1', output: [{ output_type: 'stream', name: 'stdout', text: `${out}\n` }] });
   d.mkMessage('Which file failed?', { type: 'prompt', id: 'p1', reply: 'None did.' });
+  for (const q of ['Next.', 'And next.', 'Last.']) d.mkMessage(q, { type: 'prompt', reply: '' });
 
   it('withFlatIndex follows the body with the files its cut result lost', () => {
     const body = dlg2compact(d);
     expect(body).toBe(
-      '#_c1\n```python\ndef save(rows):\n    pass\nsave(range(30))\n```\n> wrote out …  100 rows … out/part27.csv … out/part28.csv … wrote out …  129 rows\n§ Which file failed? §\n» None did. »',
+      '§ Start. §\n\n***\n\n#_c1\n```python\ndef save(rows):\n    pass\nsave(range(30))\n```\n> wrote out …  100 rows … out/part27.csv … out/part28.csv … wrote out …  129 rows\n§ Which file failed? §\n» None did. »' +
+        '\n\n***\n\n§ Next. §\n\n***\n\n§ And next. §\n\n***\n\n§ Last. §',
     );
     expect(withFlatIndex(d, body, 30)).toBe(`${body}\n\n## Also in the dialog, cut above\n\nPaths: out/part29.csv, out/part26.csv, out/part25.csv`);
     // the default budget is one token per 300 characters of the body: none for this small one
@@ -103,7 +107,7 @@ describe('flat documents carry the index', () => {
     const doc = flatDocument(big, { source: 'big.ipynb' });
     expect(
       doc.endsWith(
-        '## Also in the dialog, cut above\n\nPaths: out/t7/part29.csv, out/t7/part27.csv\n\nIf further detail is needed, read the complete transcript at: big.ipynb',
+        '## Also in the dialog, cut above\n\nPaths: out/t7/part11.csv, out/t7/part10.csv\n\nIf further detail is needed, read the complete transcript at: big.ipynb',
       ),
     ).toBe(true);
     expect(flatDocument(big, { source: 'big.ipynb', legend: false })).toBe(dlg2compact(big));

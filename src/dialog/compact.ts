@@ -4,6 +4,7 @@
  * `Message.compact`, `Dialog.compact`, `compact_code` and `dlg2compact`; pinned by
  * `conformance/reply.json` and `conformance/dialogs/NNN.compact.ipynb` / `NNN.flat.md`.
  */
+import { InvalidArgumentError } from '../errors.js';
 import { compactText, fencedCode, compactResult, resolvePolicy, type Policy } from '../dsl/render.js';
 import { isCompactedGiven, replyPieces, type Piece } from '../dsl/compact-reply.js';
 import { joinCompacts } from '../dsl/continuation.js';
@@ -14,6 +15,7 @@ import type { DialogLike as Dialog, MessageLike as Message } from './cells.js';
 import { atCell, requireDialog } from './cell-errors.js';
 import { cleanProse } from '../dsl/clean-text.js';
 import { aiOutput, hasRichOutput } from './ai-output.js';
+import { recencyPolicies } from './recency.js';
 import { checkMaxTokens, fitFlat, fitPrompts, type FitReport } from './fit.js';
 import { evidenceIndex, gatherFacts, INDEX_UNITS_PER_TOKEN, prepareFacts, type FactSource } from '../dsl/evidence-index.js';
 
@@ -23,11 +25,25 @@ export interface FitOptions {
   maxTokens?: number;
 }
 
-/** Split `{ maxTokens, ...policy }` into the fit budget and the resolved policy. */
-function splitFit(options: (Partial<Policy> & FitOptions) | undefined, fn: string): { maxTokens: number | undefined; p: Policy } {
-  if (options === null || typeof options !== 'object' || !Object.hasOwn(options, 'maxTokens')) return { maxTokens: undefined, p: resolvePolicy(options) };
-  const { maxTokens, ...rest } = options;
-  return { maxTokens: maxTokens === undefined ? undefined : checkMaxTokens(maxTokens, fn), p: resolvePolicy(rest) };
+/** Options of a flat rendering ({@link dlg2compact}) beside its policy. */
+export interface FlatOptions extends FitOptions {
+  /**
+   * Clean profile: spend the budgets with the recency gradient of docs/differences.md rule 32
+   * (`recency.ts`; default `true`). `false` renders every turn with the one policy, as the
+   * default summariser does for the cells it summarises. Ignored with `maxTokens` (a fit has its
+   * own gradient) and in the reference profile.
+   */
+  recency?: boolean;
+}
+
+/** Split `{ maxTokens, recency, ...policy }` into the fit budget, the gradient's switch and the resolved policy. */
+function splitFit(options: (Partial<Policy> & FlatOptions) | undefined, fn: string): { maxTokens: number | undefined; recency: boolean; p: Policy } {
+  if (options === null || typeof options !== 'object' || (!Object.hasOwn(options, 'maxTokens') && !Object.hasOwn(options, 'recency'))) {
+    return { maxTokens: undefined, recency: true, p: resolvePolicy(options) };
+  }
+  const { maxTokens, recency, ...rest } = options;
+  if (recency !== undefined && typeof recency !== 'boolean') throw new InvalidArgumentError(`${fn}: recency must be a boolean`);
+  return { maxTokens: maxTokens === undefined ? undefined : checkMaxTokens(maxTokens, fn), recency: recency ?? true, p: resolvePolicy(rest) };
 }
 
 function emptyTokens(): ClassTokens {
@@ -157,11 +173,12 @@ function flatCell(d: Dialog, i: number, p: Policy): Piece[] | null {
 }
 
 /** A flat rendering: its turns as lists of classified pieces. */
-function flatTurns(d: Dialog, p: Policy): Piece[][] {
+function flatTurns(d: Dialog, p: Policy, recency = true): Piece[][] {
   const turns: Piece[][] = [];
   let cur: Piece[] = [];
+  const policies = recency && p.profile === 'clean' ? recencyPolicies(d, p) : null;
   for (let i = 0; i < d.messages.length; i++) {
-    const pieces = flatCell(d, i, p);
+    const pieces = flatCell(d, i, policies?.[i] ?? p);
     if (pieces === null) continue;
     cur.push(...pieces);
     if (d.messages[i]!.type === 'prompt') {
@@ -288,18 +305,21 @@ function joinTurns(turns: Piece[][]): string {
  * messages and raws whose metadata has `rec_kind` are left out; code cells render with
  * {@link compactCode}; notes, raws and prompt requests as `§` text under `userToks`; a
  * prompt's reply follows with `»`-marked prose, and each prompt closes a turn. Turns are
- * joined with `\n\n***\n\n`. The dialog is not modified.
+ * joined with `\n\n***\n\n`. In the clean profile the policy's result and prose budgets
+ * follow the recency gradient of docs/differences.md rule 32 unless `recency: false`; with
+ * `maxTokens` the document is fitted (`fit.ts`). The dialog is not modified.
+ * @throws InvalidArgumentError on a bad policy, `maxTokens` or `recency`.
  * @throws NotebookError naming `d.name`, the cell (id, or `#index` for an id generated on
  *   reading) and the field (`source` or `outputs`) when a cell cannot be rendered: a code
  *   source under a `callToks` budget too small for the empty fence (the reference raises
  *   there; `cause` is the BudgetError), or malformed outputs (`cause` is the
  *   InvalidArgumentError of `aiOutput`).
  */
-export function dlg2compact(d: Dialog, policy?: Partial<Policy> & FitOptions): string {
+export function dlg2compact(d: Dialog, policy?: Partial<Policy> & FlatOptions): string {
   requireDialog(d, 'dlg2compact');
-  const { maxTokens, p } = splitFit(policy, 'dlg2compact');
+  const { maxTokens, recency, p } = splitFit(policy, 'dlg2compact');
   if (maxTokens !== undefined) return fitFlatDocument(d, maxTokens, p).text;
-  return joinTurns(flatTurns(d, p));
+  return joinTurns(flatTurns(d, p, recency));
 }
 
 /**

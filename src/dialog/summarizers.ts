@@ -70,7 +70,8 @@ type HeadSummary = { summarize(head: Dialog, ctx: DialogSummaryContext): string 
 export function dslSummarizer(policy?: Partial<Policy>): DialogSummarizer {
   const p = resolvePolicy(policy);
   const f: DialogSummarizer = (head: Dialog, ctx?: DialogSummaryContext) => {
-    const full = dlg2compact(head, p);
+    // The tail that follows the summary is verbatim: the head is rendered evenly, without the recency gradient.
+    const full = dlg2compact(head, { ...p, recency: false });
     const room = ctx?.maxSummaryTokens;
     if (room === undefined || fitsToks(full, room)) return full;
     try {
@@ -200,7 +201,7 @@ export function buildDialogSummaryPrompt(head: Dialog, opts: { maxRequestTokens?
   const wrap = (text: string): string => buildCompactionSummaryPrompt([{ type: 'context', text }]);
   let dsl = '';
   for (let k = 0; k < PRECOMPACT_POLICIES.length; k++) {
-    dsl = dlg2compact(head, PRECOMPACT_POLICIES[k]);
+    dsl = dlg2compact(head, { ...PRECOMPACT_POLICIES[k], recency: false });
     const prompt = wrap(dsl);
     if (fitsToks(prefix + prompt, max)) return { prompt, level: `dsl-${k}` as SummaryPromptLevel, tokens: lenToks(prefix + prompt) };
   }

@@ -1,0 +1,84 @@
+/**
+ * The recency gradient of a flat document in the clean profile (docs/differences.md, rule 32).
+ * The latest two turns share a large pool of result tokens, the third a small one, and the
+ * dialog's first turn (where the data and the setting are usually loaded) a middle one; the AI's
+ * prose in the other, older turns gets a smaller budget, which pays for it. The reference
+ * profile renders every cell with the one policy (SPEC §0); a fitted document (`fit.ts`) has
+ * its own gradient and does not use this one.
+ */
+import { fmt2hist } from '../chat/index.js';
+import type { Policy } from '../dsl/render.js';
+import type { DialogLike, MessageLike } from './cells.js';
+
+/**
+ * The result pools of the turns of age 0, 1 and 2 (0 = the latest), in units of the policy's
+ * `resultToks`: a turn with `n` results gives each of them `pool / n` units, at most the
+ * turn's {@link RECENT_RESULT_CAP} and never less than 1 (the policy's own budget).
+ */
+export const RECENT_RESULT_POOL: readonly number[] = Object.freeze([200, 200, 24]);
+
+/** The most units of `resultToks` one result of a turn of age 0, 1 and 2 gets from its pool. */
+export const RECENT_RESULT_CAP: readonly number[] = Object.freeze([8, 8, 2]);
+
+/** The result pool (units of `resultToks`) of the dialog's first turn, when it is older than age 2. */
+export const FIRST_TURN_POOL = 64;
+
+/** The most units of `resultToks` one result of the first turn gets from its pool. */
+export const FIRST_TURN_CAP = 8;
+
+/** The share of the policy's `asstToks` that a prose part of an older turn (not the first) gets. */
+export const OLD_PROSE_SHARE = 0.6;
+
+const isLeftOut = (m: MessageLike): boolean =>
+  m.skipped || (m.type === 'raw' && m.meta !== null && typeof m.meta === 'object' && Object.hasOwn(m.meta, 'rec_kind'));
+
+/** The results a rendered cell holds: a code cell's output view, a reply's tool results. */
+function resultCount(m: MessageLike): number {
+  if (m.type === 'code') return m.output.length > 0 ? 1 : 0;
+  if (m.type !== 'prompt' || m.reply === '') return 0;
+  let n = 0;
+  for (const msg of fmt2hist(m.reply)) for (const part of msg.content) if (part.type === 'tool_result') n++;
+  return n;
+}
+
+/** `p` with `resultToks` scaled by a turn's share of its pool (`units`, see RECENT_RESULT_POOL). */
+function pooled(p: Policy, pool: number, cap: number, results: number): Policy {
+  const units = Math.max(1, Math.min(cap, results > 0 ? pool / results : 1));
+  return { ...p, resultToks: Math.floor(p.resultToks * units) };
+}
+
+/**
+ * The policy of each cell of `d` in a clean flat document rendered with `p` (`undefined` for a
+ * cell left out: skipped, or a record). A prompt closes its turn; the cells after the last
+ * prompt are the latest turn. Only `resultToks` and `asstToks` change, rounded down.
+ */
+export function recencyPolicies(d: DialogLike, p: Policy): (Policy | undefined)[] {
+  const turnOf: (number | undefined)[] = [];
+  let turns = 0;
+  let open = false;
+  d.messages.forEach((m, i) => {
+    if (isLeftOut(m)) return;
+    turnOf[i] = turns;
+    open = m.type !== 'prompt';
+    if (!open) turns++;
+  });
+  const latest = open ? turns : turns - 1;
+  const recent = RECENT_RESULT_POOL.length;
+  // Results per recent turn (by age) and in the first turn.
+  const counts = new Array<number>(recent).fill(0);
+  let firstCount = 0;
+  d.messages.forEach((m, i) => {
+    const t = turnOf[i];
+    if (t === undefined) return;
+    const age = latest - t;
+    if (age < recent) counts[age]! += resultCount(m);
+    else if (t === 0) firstCount += resultCount(m);
+  });
+  const byAge = counts.map((n, age) => pooled(p, RECENT_RESULT_POOL[age]!, RECENT_RESULT_CAP[age]!, n));
+  const first = pooled(p, FIRST_TURN_POOL, FIRST_TURN_CAP, firstCount);
+  const old = { ...p, asstToks: Math.floor(p.asstToks * OLD_PROSE_SHARE) };
+  return Array.from({ length: d.messages.length }, (_, i) => {
+    const t = turnOf[i];
+    return t === undefined ? undefined : (byAge[latest - t] ?? (t === 0 ? first : old));
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * The recency gradient of clean flat documents (docs/differences.md rule 32): which budgets
+ * each cell gets by the age of its turn, what `recency: false` and the reference profile do.
+ */
+import { describe, expect, it } from 'vitest';
+import { compactCode, dlg2compact, measureFlat } from '../src/dialog/compact.js';
+import { Dialog } from '../src/dialog/dialog.js';
+import { recencyPolicies } from '../src/dialog/recency.js';
+import { compactPolicy } from '../src/dsl/profile.js';
+import { thrown } from './support.js';
+
+const tool = (id: string, result: string): string => '```json {.tool}\n' + JSON.stringify({ id, name: 'Bash', args: { command: 'ls' }, result }) + '\n```';
+
+/** Six turns: the first with one code cell, the middle ones with one each, the latest two with many results. */
+function six(): Dialog {
+  const d = new Dialog([], { name: 'six' });
+  const out = (t: number) => [
+    { output_type: 'stream', name: 'stdout', text: `${Array.from({ length: 200 }, (_, i) => `row ${t}.${i} = ${i * 7}`).join('\n')}\n` },
+  ];
+  for (let t = 0; t < 4; t++) {
+    d.mkMessage(`print(${t})`, { type: 'code', id: `c${t}`, output: out(t) });
+    d.mkMessage(`Question ${t}?`, { type: 'prompt', id: `p${t}`, reply: `Answer ${t}.` });
+  }
+  // Turn 4 (age 1): a reply with 50 tool results; turn 5 (age 0, open): one code cell.
+  d.mkMessage('Run them all.', { type: 'prompt', id: 'p4', reply: Array.from({ length: 50 }, (_, i) => tool(`t${i}`, `ok ${i}`)).join('\n\n') });
+  d.mkMessage('print(5)', { type: 'code', id: 'c5', output: out(5) });
+  return d;
+}
+
+const budgets = (d: Dialog) => recencyPolicies(d, { ...compactPolicy }).map((p) => (p ? [p.asstToks, p.resultToks] : null));
+
+describe('recencyPolicies', () => {
+  it('gives each cell the budgets of its turn', () => {
+    expect(budgets(six())).toEqual([
+      // first turn (age 5): its one result gets 8 × 35 (pool 64 / 1, at most 8); prose keeps 150
+      [150, 280],
+      [150, 280],
+      // ages 4 and 3: older turns, prose at 0.6 × 150, results at 35
+      [90, 35],
+      [90, 35],
+      [90, 35],
+      [90, 35],
+      // age 2: pool 24 / 1 result, at most 2 × 35
+      [150, 70],
+      [150, 70],
+      // age 1: 50 results share 200 × 35: 4 × 35 each
+      [150, 140],
+      // age 0: one result, at most 8 × 35
+      [150, 280],
+    ]);
+  });
+
+  it('counts a closed last turn as the latest, and leaves out skipped cells', () => {
+    const d = new Dialog([], { name: 'two' });
+    d.mkMessage('print(1)', { type: 'code', id: 'c1', output: [{ output_type: 'stream', name: 'stdout', text: '1\n' }] });
+    d.mkMessage('skipped', { type: 'note', id: 'n1', skipped: true });
+    d.mkMessage('Why?', { type: 'prompt', id: 'p1', reply: 'Because.' });
+    expect(budgets(d)).toEqual([[150, 280], null, [150, 280]]);
+  });
+
+  it('never gives a result less than the policy, and scales an explicit policy', () => {
+    const d = new Dialog([], { name: 'many' });
+    d.mkMessage('Go.', { type: 'prompt', id: 'p1', reply: Array.from({ length: 400 }, (_, i) => tool(`t${i}`, 'ok')).join('\n\n') });
+    expect(recencyPolicies(d, { ...compactPolicy, resultToks: 10 })[0]!.resultToks).toBe(10);
+    expect(recencyPolicies(d, { ...compactPolicy, resultToks: 0 })[0]!.resultToks).toBe(0);
+  });
+});
+
+describe('flat documents with the gradient', () => {
+  it('cut a middle turn at the base budget and the latest at eight times it', () => {
+    const d = six();
+    const doc = dlg2compact(d);
+    expect(doc).toContain(compactCode(d.get('c2')!, { resultToks: 35 }));
+    expect(doc).toContain(compactCode(d.get('c5')!, { resultToks: 280 }));
+    expect(doc).toContain(compactCode(d.get('c0')!, { resultToks: 280 }));
+    expect(doc).toContain(compactCode(d.get('c3')!, { resultToks: 70 }));
+    expect(measureFlat(d).text).toBe(doc);
+  });
+
+  it('recency: false and the reference profile render every turn with the one policy', () => {
+    const d = six();
+    const even = dlg2compact(d, { recency: false });
+    for (const id of ['c0', 'c2', 'c3', 'c5']) expect(even).toContain(compactCode(d.get(id)!));
+    expect(dlg2compact(d, { profile: 'reference', recency: true })).toBe(dlg2compact(d, { profile: 'reference' }));
+    expect(dlg2compact(d, { profile: 'reference' })).toContain(compactCode(d.get('c5')!, { profile: 'reference' }));
+  });
+
+  it('a bad recency value is a typed error naming the option', () => {
+    const e = thrown(() => dlg2compact(six(), { recency: 'yes' as unknown as boolean })) as Error;
+    expect(e.name).toBe('InvalidArgumentError');
+    expect(e.message).toBe('dlg2compact: recency must be a boolean');
+  });
+});

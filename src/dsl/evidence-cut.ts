@@ -73,12 +73,20 @@ function separators(line: string): number {
 function innerTableRows(lines: readonly string[]): Set<number> {
   const inner = new Set<number>();
   let i = 0;
+  let n = lines.length > 0 ? separators(lines[0]!) : 0;
   while (i < lines.length) {
-    const n = separators(lines[i]!);
+    // Each line's separators are counted once: the line that ends a run starts the next.
     let j = i + 1;
-    if (n > 0) while (j < lines.length && separators(lines[j]!) === n) j++;
+    let next = j < lines.length ? separators(lines[j]!) : 0;
+    if (n > 0) {
+      while (j < lines.length && next === n) {
+        j++;
+        next = j < lines.length ? separators(lines[j]!) : 0;
+      }
+    }
     if (n > 0 && j - i >= 4) for (let k = i + 2; k < j - 1; k++) inner.add(k);
     i = j;
+    n = next;
   }
   return inner;
 }
@@ -240,11 +248,20 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
     if (used + 2 > maxToks) break; // no piece costs less than itself and a joint
     const line = lines[i]!;
     const lineCap = capOf(i);
+    const spanning = prep.ranks[i] === 2 && i !== 0 && i !== last;
+    // A line that cannot be cut into its spans is taken only within the room left: its count
+    // is needed no further than one past the room (the same choice, with less counting).
+    const room = maxToks - used - 1;
+    if (!spanning && room < lineCap) {
+      if (capLen(prep, i, room + 1) > room) continue;
+      take({ line: i, start: 0, whole: true, text: line, tokens: capLen(prep, i, room + 1) });
+      continue;
+    }
     const n = capLen(prep, i, lineCap);
     const fits = n < lineCap || fitsToks(line, lineCap);
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
-    if (!fits && prep.ranks[i] === 2 && i !== 0 && i !== last) {
+    if (!fits && spanning) {
       if (used + 2 <= maxToks)
         for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
       continue;

@@ -144,8 +144,19 @@ export function* errorSpans(text: string): Generator<Span> {
   }
 }
 
+/** Whether `text` has a `.` followed by a lower-case ASCII letter (where a bare file name's extension would start). */
+function hasDotLetter(text: string): boolean {
+  for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1)) {
+    const c = text.charCodeAt(i + 1);
+    if (c >= 97 && c <= 122) return true;
+  }
+  return false;
+}
+
 /** Whether `line` holds a URL or a file path. */
 export function hasUrlOrPath(line: string): boolean {
+  // Without a `/` there is no URL and no path with a folder; a bare name needs `.` and a letter.
+  if (line.indexOf('/') < 0 && !hasDotLetter(line)) return false;
   for (const _ of urlSpans(line)) return true;
   for (const _ of pathSpans(line)) return true;
   return false;

@@ -91,3 +91,13 @@ describe('flat documents with the gradient', () => {
     expect(e.message).toBe('dlg2compact: recency must be a boolean');
   });
 });
+
+describe('huge budgets', () => {
+  it('scale to at most the largest safe integer', () => {
+    const d = new Dialog([], { name: 'x' });
+    d.mkMessage('print(1)', { type: 'code', id: 'c1', output: [{ output_type: 'stream', name: 'stdout', text: '1\n' }] });
+    const max = Number.MAX_SAFE_INTEGER;
+    expect(recencyPolicies(d, { ...compactPolicy, resultToks: max })[0]!.resultToks).toBe(max);
+    expect(dlg2compact(d, { resultToks: max, asstToks: max })).toBe('#_c1\n```python\nprint(1)\n```\n> 1');
+  });
+});

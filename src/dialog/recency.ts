@@ -44,13 +44,14 @@ function resultCount(m: MessageLike): number {
 /** `p` with `resultToks` scaled by a turn's share of its pool (`units`, see RECENT_RESULT_POOL). */
 function pooled(p: Policy, pool: number, cap: number, results: number): Policy {
   const units = Math.max(1, Math.min(cap, results > 0 ? pool / results : 1));
-  return { ...p, resultToks: Math.floor(p.resultToks * units) };
+  return { ...p, resultToks: Math.min(Number.MAX_SAFE_INTEGER, Math.floor(p.resultToks * units)) };
 }
 
 /**
  * The policy of each cell of `d` in a clean flat document rendered with `p` (`undefined` for a
  * cell left out: skipped, or a record). A prompt closes its turn; the cells after the last
- * prompt are the latest turn. Only `resultToks` and `asstToks` change, rounded down.
+ * prompt are the latest turn. Only `resultToks` and `asstToks` change, rounded down (and a
+ * scaled budget at most `Number.MAX_SAFE_INTEGER`).
  */
 export function recencyPolicies(d: DialogLike, p: Policy): (Policy | undefined)[] {
   const turnOf: (number | undefined)[] = [];

@@ -134,14 +134,29 @@ export function compactDialog<D extends Dialog>(d: D, policy?: Partial<Policy> &
   return d;
 }
 
-function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }): Piece[] {
+/**
+ * The view of a code cell's outputs a rendering shows: in the clean profile, binary and HTML
+ * outputs differ from the cached reference view (`Message.aiOutput`) and are rendered here;
+ * `views` keeps them across the renderings of one fit, whose probes show each cell many times.
+ */
+function outputView(m: Message, clean: boolean, views?: Map<Message, string>): string {
+  if (!clean || !hasRichOutput(m.output)) return m.aiOutput;
+  let v = views?.get(m);
+  if (v === undefined) {
+    v = aiOutput(m.output, 'clean');
+    views?.set(m, v);
+  }
+  return v;
+}
+
+function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }, views?: Map<Message, string>): Piece[] {
   const located = <T>(field: string, f: () => T): T => (at ? atCell(at.d, m, at.i, field, f) : f());
   const out: Piece[] = [
     { cls: 'code', text: `#_${m.id}` },
     { cls: 'code', text: located('source', () => fencedCode(m.content, p.callToks, p.profile)) },
   ];
   // The clean view differs from the cached reference view only for binary and HTML outputs.
-  const view = located('outputs', () => (p.profile === 'clean' && hasRichOutput(m.output) ? aiOutput(m.output, 'clean') : m.aiOutput));
+  const view = located('outputs', () => outputView(m, p.profile === 'clean', views));
   if (view) out.push({ cls: 'results', text: compactResult(view, p.resultToks, p.profile) });
   return out;
 }
@@ -163,10 +178,10 @@ export function isRecordCell(m: Message): boolean {
 }
 
 /** The pieces of cell `i` in a flat rendering, or `null` for a cell left out (skipped, record). */
-function flatCell(d: Dialog, i: number, p: Policy): Piece[] | null {
+function flatCell(d: Dialog, i: number, p: Policy, views?: Map<Message, string>): Piece[] | null {
   const m = d.messages[i]!;
   if (m.skipped || isRecordCell(m)) return null;
-  if (m.type === 'code') return codePieces(m, p, { d, i });
+  if (m.type === 'code') return codePieces(m, p, { d, i }, views);
   const out: Piece[] = [{ cls: 'user', text: atCell(d, m, i, 'source', () => compactText(m.content, '§', p.userToks, p.profile)) }];
   if (m.type === 'prompt') out.push(...atCell(d, m, i, 'source', () => replyPieces(m.reply, p, '»')));
   return out;
@@ -208,13 +223,15 @@ export function fitFlatDocument(
   wrap?: (body: string, brief: boolean) => string,
   index = false,
 ): { text: string; report: FitReport } {
+  // The clean views of rich outputs, rendered once for all the probes of the search.
+  const views = new Map<Message, string>();
   const cells = {
     count: d.messages.length,
-    pieces: (i: number, p: Policy) => flatCell(d, i, p),
+    pieces: (i: number, p: Policy) => flatCell(d, i, p, views),
     rendered: (i: number) => !d.messages[i]!.skipped && !isRecordCell(d.messages[i]!),
     closesTurn: (i: number) => d.messages[i]!.type === 'prompt',
     isNote: (i: number) => d.messages[i]!.type === 'note' || d.messages[i]!.type === 'raw',
-    sources: index ? (i: number) => factSources(d.messages[i]!) : undefined,
+    sources: index ? (i: number) => factSources(d.messages[i]!, views) : undefined,
   };
   return fitFlat(cells, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitFlatDocument'), wrap);
 }
@@ -242,9 +259,9 @@ export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body
  * arguments of tool calls (code: the AI's code defines names there) and tool results; a note's
  * or raw cell's text.
  */
-function factSources(m: Message): FactSource[] {
+function factSources(m: Message, views?: Map<Message, string>): FactSource[] {
   if (m.type === 'code') {
-    const view = hasRichOutput(m.output) ? aiOutput(m.output, 'clean') : m.aiOutput;
+    const view = outputView(m, true, views);
     return [{ text: m.content, code: true }, { text: view }];
   }
   if (m.type !== 'prompt') return [{ text: m.content }];

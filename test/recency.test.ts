@@ -101,3 +101,71 @@ describe('huge budgets', () => {
     expect(dlg2compact(d, { resultToks: max, asstToks: max })).toBe('#_c1\n```python\nprint(1)\n```\n> 1');
   });
 });
+
+describe('blank turns and malformed cells', () => {
+  it('an empty code cell or empty prompts at the end do not take the latest turn', () => {
+    const base = six();
+    const want = budgets(base);
+    const cell = new Dialog(base.messages.map((m) => m.clone()));
+    cell.mkMessage('', { type: 'code', id: 'e1' });
+    expect(budgets(cell)).toEqual([...want, [150, 280]]);
+    const prompts = new Dialog(base.messages.map((m) => m.clone()));
+    prompts.mkMessage('', { type: 'prompt', id: 'q1', reply: '' });
+    prompts.mkMessage(' ', { type: 'prompt', id: 'q2', reply: '' });
+    expect(budgets(prompts)).toEqual([...want, [150, 280], [150, 280]]);
+  });
+
+  it('a malformed output or reply is reported by the rendering, naming the cell', () => {
+    const d = six();
+    (d.get('c5') as unknown as { output: unknown }).output = null;
+    const e = thrown(() => dlg2compact(d)) as Error;
+    expect(e.name).toBe('NotebookError');
+    expect(e.message).toContain('c5');
+    const r = six();
+    (r.get('p4') as unknown as { reply: unknown }).reply = 42;
+    const e2 = thrown(() => dlg2compact(r)) as Error;
+    expect(e2.name).toBe('NotebookError');
+    expect(e2.message).toContain('p4');
+  });
+
+  it('an older turn keeps at least one token of prose', () => {
+    expect(budgets(six()).map((b) => b?.[0])).toContain(90);
+    const tiny = recencyPolicies(six(), { ...compactPolicy, asstToks: 1 }).map((p) => p?.asstToks);
+    expect(tiny).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+  });
+});
+
+describe('the recency option at every entry', () => {
+  it('is honoured by the flat renderings and rejected by in-place compaction', async () => {
+    const { flatDocument, measureFlatDocument } = await import('../src/notebook/flat-notebook.js');
+    const { compactDialog, flatPieces } = await import('../src/dialog/compact.js');
+    const d = six();
+    const even = dlg2compact(d, { recency: false });
+    expect(measureFlat(d, { recency: false }).text).toBe(even);
+    expect(
+      flatPieces(d, { recency: false })
+        .map((t) =>
+          t
+            .map((x) => x.text)
+            .filter((x) => x !== '')
+            .join('\n'),
+        )
+        .join('\n\n***\n\n'),
+    ).toBe(even);
+    expect(flatDocument(d, { legend: false, recency: false })).toBe(even);
+    expect(measureFlatDocument(d, { legend: false, recency: false }).text).toBe(even);
+    expect(flatDocument(d, { legend: false })).toBe(dlg2compact(d));
+    for (const f of [
+      () => flatDocument(d, { recency: 1 as unknown as boolean }),
+      () => flatDocument(d, { recency: 1 as unknown as boolean, maxTokens: 500 }),
+      () => measureFlatDocument(d, { recency: 'no' as unknown as boolean }),
+      () => measureFlat(d, { recency: null as unknown as boolean }),
+    ]) {
+      const e = thrown(f) as Error;
+      expect(e.name).toBe('InvalidArgumentError');
+      expect(e.message).toMatch(/^(flatDocument|measureFlatDocument|measureFlat): recency must be a boolean$/);
+    }
+    const e = thrown(() => compactDialog(six(), { recency: false } as never)) as Error;
+    expect(e.message).toBe('resolvePolicy: unknown policy field "recency" (expected userToks, asstToks, callToks, resultToks, profile)');
+  });
+});

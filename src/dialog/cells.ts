@@ -96,6 +96,11 @@ export interface MessageLike {
   clone(): MessageLike;
 }
 
+/** Raw cells whose metadata has `rec_kind` are records, not conversation (SPEC §8): never rendered. */
+export function isRecordCell(m: MessageLike): boolean {
+  return m.type === 'raw' && m.meta !== null && typeof m.meta === 'object' && Object.hasOwn(m.meta, 'rec_kind');
+}
+
 /**
  * What operations read and change of a dialog: the public fields of `Dialog` (dialog/dialog.ts),
  * which implements it with `M = Message`.

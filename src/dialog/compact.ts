@@ -11,7 +11,7 @@ import { joinCompacts } from '../dsl/continuation.js';
 import { fmt2hist } from '../chat/index.js';
 import type { Msg } from '../chat/index.js';
 import { lenToks, truncToksMid, type ClassTokens } from '../tokens/index.js';
-import type { DialogLike as Dialog, MessageLike as Message } from './cells.js';
+import { isRecordCell, type DialogLike as Dialog, type MessageLike as Message } from './cells.js';
 import { atCell, requireDialog } from './cell-errors.js';
 import { cleanProse } from '../dsl/clean-text.js';
 import { aiOutput, hasRichOutput } from './ai-output.js';
@@ -36,14 +36,21 @@ export interface FlatOptions extends FitOptions {
   recency?: boolean;
 }
 
-/** Split `{ maxTokens, recency, ...policy }` into the fit budget, the gradient's switch and the resolved policy. */
-function splitFit(options: (Partial<Policy> & FlatOptions) | undefined, fn: string): { maxTokens: number | undefined; recency: boolean; p: Policy } {
-  if (options === null || typeof options !== 'object' || (!Object.hasOwn(options, 'maxTokens') && !Object.hasOwn(options, 'recency'))) {
-    return { maxTokens: undefined, recency: true, p: resolvePolicy(options) };
-  }
+/**
+ * Split `{ maxTokens, recency, ...policy }` into the fit budget, the gradient's switch and the
+ * resolved policy; `flat: false` (in-place compaction) takes no `recency`, which the policy
+ * check then rejects as an unknown field.
+ */
+function splitFit(
+  options: (Partial<Policy> & FlatOptions) | undefined,
+  fn: string,
+  flat = true,
+): { maxTokens: number | undefined; recency: boolean; p: Policy } {
+  if (options === null || typeof options !== 'object') return { maxTokens: undefined, recency: true, p: resolvePolicy(options) };
   const { maxTokens, recency, ...rest } = options;
-  if (recency !== undefined && typeof recency !== 'boolean') throw new InvalidArgumentError(`${fn}: recency must be a boolean`);
-  return { maxTokens: maxTokens === undefined ? undefined : checkMaxTokens(maxTokens, fn), recency: recency ?? true, p: resolvePolicy(rest) };
+  if (!flat && Object.hasOwn(options, 'recency')) (rest as Record<string, unknown>).recency = recency;
+  else if (recency !== undefined && typeof recency !== 'boolean') throw new InvalidArgumentError(`${fn}: recency must be a boolean`);
+  return { maxTokens: maxTokens === undefined ? undefined : checkMaxTokens(maxTokens, fn), recency: recency !== false, p: resolvePolicy(rest) };
 }
 
 function emptyTokens(): ClassTokens {
@@ -125,7 +132,7 @@ function settledReply(out: string, p: Policy): string {
  */
 export function compactDialog<D extends Dialog>(d: D, policy?: Partial<Policy> & FitOptions): D {
   requireDialog(d, 'compactDialog');
-  const { maxTokens, p } = splitFit(policy, 'compactDialog');
+  const { maxTokens, p } = splitFit(policy, 'compactDialog', false);
   if (maxTokens !== undefined) {
     fitDialog(d, maxTokens, p);
     return d;
@@ -172,10 +179,7 @@ export function compactCode(m: Message, policy?: Partial<Policy>): string {
     .join('\n');
 }
 
-/** Raw cells whose metadata has `rec_kind` are records, not conversation (SPEC §8): never rendered. */
-export function isRecordCell(m: Message): boolean {
-  return m.type === 'raw' && m.meta !== null && typeof m.meta === 'object' && Object.hasOwn(m.meta, 'rec_kind');
-}
+export { isRecordCell } from './cells.js';
 
 /** The pieces of cell `i` in a flat rendering, or `null` for a cell left out (skipped, record). */
 function flatCell(d: Dialog, i: number, p: Policy, views?: Map<Message, string>): Piece[] | null {
@@ -301,9 +305,17 @@ export function fitDialog(d: Dialog, maxTokens: number, policy?: Partial<Policy>
  * non-empty turns joined by `\n\n***\n\n`. For checks that need to know where each piece starts.
  * @throws NotebookError as {@link dlg2compact}.
  */
-export function flatPieces(d: Dialog, policy?: Partial<Policy>): Piece[][] {
+export function flatPieces(d: Dialog, policy?: Partial<Policy> & Pick<FlatOptions, 'recency'>): Piece[][] {
   requireDialog(d, 'flatPieces');
-  return flatTurns(d, resolvePolicy(policy));
+  const { recency, p } = evenOrNot(policy, 'flatPieces');
+  return flatTurns(d, p, recency);
+}
+
+/** A policy with an optional `recency` (not `maxTokens`, which the policy check rejects). */
+function evenOrNot(policy: (Partial<Policy> & Pick<FlatOptions, 'recency'>) | undefined, fn: string): { recency: boolean; p: Policy } {
+  if (policy !== null && typeof policy === 'object' && Object.hasOwn(policy, 'maxTokens')) return { recency: true, p: resolvePolicy(policy) };
+  const { recency, p } = splitFit(policy, fn);
+  return { recency, p };
 }
 
 function joinTurns(turns: Piece[][]): string {
@@ -345,9 +357,10 @@ export function dlg2compact(d: Dialog, policy?: Partial<Policy> & FlatOptions): 
  * little more than the sum of the classes.
  * @throws NotebookError as {@link dlg2compact}.
  */
-export function measureFlat(d: Dialog, policy?: Partial<Policy>): { text: string; tokens: ClassTokens } {
+export function measureFlat(d: Dialog, policy?: Partial<Policy> & Pick<FlatOptions, 'recency'>): { text: string; tokens: ClassTokens } {
   requireDialog(d, 'measureFlat');
-  const turns = flatTurns(d, resolvePolicy(policy));
+  const { recency, p } = evenOrNot(policy, 'measureFlat');
+  const turns = flatTurns(d, p, recency);
   const tokens = emptyTokens();
   for (const t of turns) for (const x of t) tokens[x.cls] += lenToks(x.text);
   const text = joinTurns(turns);

@@ -1,14 +1,13 @@
 /**
  * The recency gradient of a flat document in the clean profile (docs/differences.md, rule 32).
- * The latest two turns share a large pool of result tokens, the third a small one, and the
- * dialog's first turn (where the data and the setting are usually loaded) a middle one; the AI's
- * prose in the other, older turns gets a smaller budget, which pays for it. The reference
- * profile renders every cell with the one policy (SPEC §0); a fitted document (`fit.ts`) has
- * its own gradient and does not use this one.
+ * The latest two turns each have a large pool of result tokens, the third a small one, and the
+ * dialog's first turn (where the data and the setting are usually loaded) a middle one; the
+ * AI's prose in the turns between gets a smaller budget. The reference profile renders every
+ * cell with the one policy (SPEC §0); a fitted document (`fit.ts`) has its own gradient.
  */
 import { fmt2hist } from '../chat/index.js';
 import type { Policy } from '../dsl/render.js';
-import type { DialogLike, MessageLike } from './cells.js';
+import { isRecordCell, type DialogLike, type MessageLike } from './cells.js';
 
 /**
  * The result pools of the turns of age 0, 1 and 2 (0 = the latest), in units of the policy's
@@ -29,13 +28,20 @@ export const FIRST_TURN_CAP = 8;
 /** The share of the policy's `asstToks` that a prose part of an older turn (not the first) gets. */
 export const OLD_PROSE_SHARE = 0.6;
 
-const isLeftOut = (m: MessageLike): boolean =>
-  m.skipped || (m.type === 'raw' && m.meta !== null && typeof m.meta === 'object' && Object.hasOwn(m.meta, 'rec_kind'));
+/** Whether a cell shows nothing: blank text, no outputs, no reply (a new cell Jupyter leaves at the end). */
+function isBlank(m: MessageLike): boolean {
+  const noReply = m.type !== 'prompt' || typeof m.reply !== 'string' || m.reply.trim() === '';
+  const noOutput = m.type !== 'code' || !Array.isArray(m.output) || m.output.length === 0;
+  return noReply && noOutput && (typeof m.content !== 'string' || m.content.trim() === '');
+}
 
-/** The results a rendered cell holds: a code cell's output view, a reply's tool results. */
+/**
+ * The results a rendered cell holds: a code cell with outputs has one, a reply one per tool
+ * result. A malformed field counts none (the rendering then reports it, naming the cell).
+ */
 function resultCount(m: MessageLike): number {
-  if (m.type === 'code') return m.output.length > 0 ? 1 : 0;
-  if (m.type !== 'prompt' || m.reply === '') return 0;
+  if (m.type === 'code') return Array.isArray(m.output) && m.output.length > 0 ? 1 : 0;
+  if (m.type !== 'prompt' || typeof m.reply !== 'string' || m.reply === '') return 0;
   let n = 0;
   for (const msg of fmt2hist(m.reply)) for (const part of msg.content) if (part.type === 'tool_result') n++;
   return n;
@@ -50,20 +56,26 @@ function pooled(p: Policy, pool: number, cap: number, results: number): Policy {
 /**
  * The policy of each cell of `d` in a clean flat document rendered with `p` (`undefined` for a
  * cell left out: skipped, or a record). A prompt closes its turn; the cells after the last
- * prompt are the latest turn. Only `resultToks` and `asstToks` change, rounded down (and a
- * scaled budget at most `Number.MAX_SAFE_INTEGER`).
+ * prompt are the latest turn. Turns whose cells are all blank are not counted, so an empty
+ * cell at the end does not take the latest turn's pool. Only `resultToks` and `asstToks`
+ * change: rounded down, a scaled result budget at most `Number.MAX_SAFE_INTEGER`, and a prose
+ * budget of at least 1 token where the policy's is.
  */
 export function recencyPolicies(d: DialogLike, p: Policy): (Policy | undefined)[] {
+  // Turn of each rendered cell, counting only turns that show something.
   const turnOf: (number | undefined)[] = [];
   let turns = 0;
-  let open = false;
+  let shown = false;
   d.messages.forEach((m, i) => {
-    if (isLeftOut(m)) return;
+    if (m.skipped || isRecordCell(m)) return;
     turnOf[i] = turns;
-    open = m.type !== 'prompt';
-    if (!open) turns++;
+    if (!isBlank(m)) shown = true;
+    if (m.type === 'prompt' && shown) {
+      turns++;
+      shown = false;
+    }
   });
-  const latest = open ? turns : turns - 1;
+  const latest = shown ? turns : turns - 1;
   const recent = RECENT_RESULT_POOL.length;
   // Results per recent turn (by age) and in the first turn.
   const counts = new Array<number>(recent).fill(0);
@@ -72,14 +84,18 @@ export function recencyPolicies(d: DialogLike, p: Policy): (Policy | undefined)[
     const t = turnOf[i];
     if (t === undefined) return;
     const age = latest - t;
+    if (age < 0) return;
     if (age < recent) counts[age]! += resultCount(m);
     else if (t === 0) firstCount += resultCount(m);
   });
   const byAge = counts.map((n, age) => pooled(p, RECENT_RESULT_POOL[age]!, RECENT_RESULT_CAP[age]!, n));
   const first = pooled(p, FIRST_TURN_POOL, FIRST_TURN_CAP, firstCount);
-  const old = { ...p, asstToks: Math.floor(p.asstToks * OLD_PROSE_SHARE) };
+  const old = { ...p, asstToks: Math.floor(p.asstToks * OLD_PROSE_SHARE) || Math.min(p.asstToks, 1) };
   return Array.from({ length: d.messages.length }, (_, i) => {
     const t = turnOf[i];
-    return t === undefined ? undefined : (byAge[latest - t] ?? (t === 0 ? first : old));
+    if (t === undefined) return undefined;
+    // Blank cells after the latest shown turn render nothing: the latest turn's policy serves.
+    const age = Math.max(0, latest - t);
+    return byAge[age] ?? (t === 0 ? first : old);
   });
 }

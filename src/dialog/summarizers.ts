@@ -57,7 +57,8 @@ export type DialogSummarizer = HeadSummary & {
 type HeadSummary = { summarize(head: Dialog, ctx: DialogSummaryContext): string | Promise<string> }['summarize'];
 
 /**
- * The default summariser: the compact DSL of the head, `dlg2compact(head, policy)` (SPEC §8),
+ * The default summariser: the compact DSL of the head, `dlg2compact(head, { ...policy,
+ * recency: false })` (SPEC §8; rendered evenly, since the verbatim tail is the recent part),
  * i.e. code cells as `#_id` + fenced source + output line, notes and prompts as `§ … §` text,
  * replies with `»` prose, each call with its result. Deterministic, synchronous, offline;
  * ignores `maxRequestTokens` (nothing is sent anywhere). With `maxSummaryTokens` in the context

@@ -29,12 +29,22 @@ export interface FlatDocumentOptions {
   legend?: boolean;
   /** Fit the whole document, legend included, into this many tokens (`fitFlatDocument`). */
   maxTokens?: number;
+  /**
+   * Clean profile: spend the budgets with the recency gradient (docs/differences.md rule 32;
+   * default `true`); `false` renders every turn with the one policy. A fit has its own gradient.
+   */
+  recency?: boolean;
 }
 
 /** Does this rendering carry the legend? Only the clean profile does, unless `legend: false`. */
 function withLegend(profile: Profile, legend: boolean | undefined): boolean {
   if (legend !== undefined && typeof legend !== 'boolean') throw new InvalidArgumentError('flatDocument: legend must be a boolean');
   return profile === 'clean' && legend !== false;
+}
+
+function checkRecency(recency: unknown, fn: string): boolean | undefined {
+  if (recency !== undefined && typeof recency !== 'boolean') throw new InvalidArgumentError(`${fn}: recency must be a boolean`);
+  return recency;
 }
 
 function checkSource(source: unknown): string | null {
@@ -54,9 +64,10 @@ function checkSource(source: unknown): string | null {
 export function flatDocument(d: DialogLike, opts: FlatDocumentOptions = {}): string {
   const p = resolvePolicy(opts.policy);
   const source = checkSource(opts.source);
+  const recency = checkRecency(opts.recency, 'flatDocument');
   const wrap = withLegend(p.profile, opts.legend) ? (body: string, brief = false) => wrapFlat(body, source, brief) : undefined;
   if (opts.maxTokens !== undefined) return fitFlatDocument(d, opts.maxTokens, p, wrap, wrap !== undefined).text;
-  const body = dlg2compact(d, p);
+  const body = dlg2compact(d, { ...p, recency });
   return wrap ? wrap(withFlatIndex(d, body)) : body;
 }
 
@@ -72,7 +83,7 @@ export function measureFlatDocument(
 ): { text: string; body: string; tokens: ClassTokens; documentTokens: number } {
   const p = resolvePolicy(opts.policy);
   const source = checkSource(opts.source);
-  const flat = measureFlat(d, p);
+  const flat = measureFlat(d, { ...p, recency: checkRecency(opts.recency, 'measureFlatDocument') });
   if (!withLegend(p.profile, opts.legend)) return { text: flat.text, body: flat.text, tokens: flat.tokens, documentTokens: flat.tokens.total };
   const body = withFlatIndex(d, flat.text);
   const text = wrapFlat(body, source);

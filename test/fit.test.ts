@@ -192,3 +192,20 @@ describe('compactDialog with maxTokens (dialog mode)', () => {
     expect((thrown(() => d.compact({ maxTokens: n - 1 })) as FitError).minTokens).toBe(n);
   });
 });
+
+describe('code cells at the floor', () => {
+  it('a non-blank source shows the cut mark in its fence, never an empty block', () => {
+    const d = new Dialog([], { name: 'fences' });
+    for (let k = 0; k < 4; k++) {
+      d.mkMessage(`#| default_exp mod${k}\nimport pandas as pd\nframe_${k} = pd.read_csv("part${k}.csv")`, { type: 'code', id: `c${k}` });
+      d.mkMessage(`Step ${k}?`, { type: 'prompt', id: `p${k}`, reply: `Done ${k}.` });
+    }
+    d.mkMessage('   ', { type: 'code', id: 'blank' });
+    const min = (thrown(() => fitFlatDocument(d, 1)) as FitError).minTokens;
+    const { text } = fitFlatDocument(d, min);
+    expect(lenToks(text)).toBeLessThanOrEqual(min);
+    for (let k = 0; k < 4; k++) expect(text).toContain(`#_c${k}\n\`\`\`python\n …\n\`\`\``);
+    expect(text).toContain('#_blank\n```python\n\n```');
+    expect(text).not.toMatch(/#_c\d\n```python\n\n```/);
+  });
+});

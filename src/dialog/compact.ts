@@ -236,6 +236,7 @@ export function fitFlatDocument(
     closesTurn: (i: number) => d.messages[i]!.type === 'prompt',
     isNote: (i: number) => d.messages[i]!.type === 'note' || d.messages[i]!.type === 'raw',
     sources: index ? (i: number) => factSources(d.messages[i]!, views) : undefined,
+    hasCode: (i: number) => d.messages[i]!.type === 'code' && d.messages[i]!.content.trim() !== '',
   };
   return fitFlat(cells, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitFlatDocument'), wrap);
 }

@@ -13,7 +13,8 @@
  *   notes and raw cells count as prose here) and calls (60), then results (35);
  * - the floor is what every cell keeps at any budget, the dialog's structure: 6 tokens of each
  *   request, note and raw cell, 4 tokens of each call (its tool name) and code cell (more when
- *   a code fence needs it), no prose and no results. Cut pieces keep their marks, `#_id` lines and turn
+ *   a code fence needs it, and for a non-blank source until its fence shows the cut mark
+ *   rather than an empty block), no prose and no results. Cut pieces keep their marks, `#_id` lines and turn
  *   separators stay.
  *
  * The scale is searched, not guessed: over 240 steps (`x` from 2⁻¹⁰ to 2²⁰ by factors of 2^⅛,
@@ -236,6 +237,16 @@ function rendered<R>(item: Item<R>, render: (p: Policy) => R, same: (a: R, b: R)
 
 const samePieces = (a: Piece[], b: Piece[]): boolean => a.length === b.length && a.every((x, i) => x.text === b[i]!.text);
 
+/** The most tokens a code cell's floor is raised by so that its cut fence shows a cut mark. */
+const FENCE_MARK_MAX = 4;
+
+/** A fenced block with nothing between its fences. */
+const EMPTY_FENCE = /^(`{3,}|~{3,})[^\n]*\n\n\1$/;
+
+function showsEmptyFence(pieces: readonly Piece[]): boolean {
+  return pieces.some((x) => x.cls === 'code' && EMPTY_FENCE.test(x.text));
+}
+
 /** How a flat document's cells render, supplied by the flat renderer (`compact.ts`). */
 export interface FlatCells {
   /** The pieces of cell `i` under `p`, or `null` for a cell the document leaves out. */
@@ -248,6 +259,8 @@ export interface FlatCells {
   isNote(i: number): boolean;
   /** The texts of cell `i` the evidence index gathers facts from (its source, reply, output view). */
   sources?(i: number): FactSource[];
+  /** Whether cell `i` is a code cell with a non-blank source (its floor must show a cut mark). */
+  hasCode?(i: number): boolean;
   /** Number of cells. */
   count: number;
 }
@@ -287,7 +300,16 @@ export function fitFlat(
   for (let i = 0; i < cells.count; i++) {
     if (turnOf[i] === undefined) continue;
     const item: Item<Piece[]> = { age: turns - 1 - turnOf[i]!, callFloor: FIT_FLOOR_CALL, note: cells.isNote(i), cache: new Map(), fullFrom: Infinity };
-    settleFloor(item, (p) => cells.pieces(i, p) ?? [], base, turns);
+    const render = (p: Policy): Piece[] => cells.pieces(i, p) ?? [];
+    settleFloor(item, render, base, turns);
+    // A source cut to an empty fence would read as an empty cell: the floor also holds a cut mark.
+    if (cells.hasCode?.(i)) {
+      for (let extra = 0; extra < FENCE_MARK_MAX && showsEmptyFence(item.cache.values().next().value ?? []); extra++) {
+        item.callFloor++;
+        item.cache.clear();
+        settleFloor(item, render, base, turns);
+      }
+    }
     items.set(i, item);
   }
   const texts = new Map<number, string>();

@@ -175,7 +175,7 @@ describe('--max-tokens with the dsl strategy', () => {
     expect(rec.fit).toEqual({ maxTokens: 800, tokens: 781, scale: 0.148651, step: 58, minTokens: 295, indexTokens: 43 });
     expect(rec.note).toBe('fit: 781 of --max-tokens 800 tokens, policy scale 0.149 (step 58), minimum 295');
     // the pieces by class; the total is the whole document's (the legend in brief and the index too)
-    // each of the 4 code cells keeps one more token than before, for the cut mark in its fence
+    // the floor of each of the 8 code cells is one token higher, for the cut mark in its fence (minimum +8; +4 at this step)
     expect(rec.tokens.after).toEqual({ user: 227, assistant: 126, calls: 44, results: 34, code: 179, total: 781 });
     expect(ls(d)).toEqual(['demo.ipynb']);
   });

@@ -35,11 +35,11 @@ describe('recencyPolicies', () => {
       // first turn (age 5): its one result gets 8 × 35 (pool 64 / 1, at most 8); prose keeps 150
       [150, 280],
       [150, 280],
-      // ages 4 and 3: older turns, prose at 0.6 × 150, results at 35
-      [90, 35],
-      [90, 35],
-      [90, 35],
-      [90, 35],
+      // ages 4 and 3: older turns, prose at 0.58 × 150, results at 35
+      [87, 35],
+      [87, 35],
+      [87, 35],
+      [87, 35],
       // age 2: pool 24 / 1 result, at most 2 × 35
       [150, 70],
       [150, 70],
@@ -129,7 +129,7 @@ describe('blank turns and malformed cells', () => {
   });
 
   it('an older turn keeps at least one token of prose', () => {
-    expect(budgets(six()).map((b) => b?.[0])).toContain(90);
+    expect(budgets(six()).map((b) => b?.[0])).toContain(87);
     const tiny = recencyPolicies(six(), { ...compactPolicy, asstToks: 1 }).map((p) => p?.asstToks);
     expect(tiny).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
   });

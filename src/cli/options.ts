@@ -181,7 +181,7 @@ export function buildProgram(io: CliIO, onError: (msg: string) => void): Command
     .option('--output-dir <dir>', 'write outputs into DIR (created) instead of beside the inputs; directory inputs keep their layout below it')
     .option('-i, --in-place', 'with --mode dialog or --strategy micro: overwrite each input atomically')
     .option('--user-toks <n>', 'token budget of prompts, notes and raw cells (default 2000)', nonNegInt)
-    .option('--asst-toks <n>', 'token budget of each reply text (default 150; 0.6 of it in older turns, clean profile)', nonNegInt)
+    .option('--asst-toks <n>', 'token budget of each reply text (default 150; 0.58 of it in older turns, clean profile)', nonNegInt)
     .option('--call-toks <n>', 'token budget of each tool call and code cell source (default 60)', nonNegInt)
     .option('--result-toks <n>', 'token budget of each tool result and code output (default 35; up to 8x in the latest turns, clean profile)', nonNegInt)
     .addOption(

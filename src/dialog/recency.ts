@@ -26,7 +26,7 @@ export const FIRST_TURN_POOL = 64;
 export const FIRST_TURN_CAP = 8;
 
 /** The share of the policy's `asstToks` that a prose part of an older turn (not the first) gets. */
-export const OLD_PROSE_SHARE = 0.6;
+export const OLD_PROSE_SHARE = 0.58;
 
 /** Whether a cell shows nothing: blank text, no outputs, no reply (a new cell Jupyter leaves at the end). */
 function isBlank(m: MessageLike): boolean {

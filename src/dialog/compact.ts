@@ -164,7 +164,7 @@ function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }, views?
   ];
   // The clean view differs from the cached reference view only for binary and HTML outputs.
   const view = located('outputs', () => outputView(m, p.profile === 'clean', views));
-  if (view) out.push({ cls: 'results', text: compactResult(view, p.resultToks, p.profile) });
+  if (view) out.push({ cls: 'code', text: compactResult(view, p.resultToks, p.profile) });
   return out;
 }
 

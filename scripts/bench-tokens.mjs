@@ -1,6 +1,7 @@
 // Benchmark of the tokenizer, src/tokens/ (run after `npx tsc -p tsconfig.json`): tokens/second for
 // prose, Chinese-like text, code, a 200 KB run of one letter and a 5 MB base64 line (and the
-// prose / CJK ratio of MB/s); the time of
+// prose / CJK ratio of MB/s), and Chinese-like text counted once per text (cjkFresh1MB, each run
+// a new text: no cached pieces); the time of
 // truncToksMid(5 MB base64, 35); and the first lenToks call (which decodes the rank table).
 // Times are the best of several runs (wall clock); tokens/s is from lenToks.
 // With `--against DIR` (the root of another built checkout) the lenToks rates are also timed
@@ -147,6 +148,41 @@ function rate(name, s, reps) {
   if (other) Object.assign(results[name], { againstLenToksMs: round(thatMs), againstMbPerSec: round(bytes / 1e6 / (thatMs / 1000)) });
 }
 
+// Text seen once: each run counts a new text (of the same kind), so the piece cache and the
+// cache of merged segments hold none of its pieces beforehand; the best run is kept.
+function rateFresh(name, make, reps) {
+  const texts = Array.from({ length: reps + 1 }, () => make());
+  lenToks(texts[reps]); // warm the code once, on a text not timed
+  if (other) other.lenToks(texts[reps]);
+  let lenMs = Infinity;
+  let thatMs = Infinity;
+  let bytes = 0;
+  let tokens = 0;
+  for (let r = 0; r < reps; r++) {
+    const [a, out] = best(1, () => lenToks(texts[r]));
+    if (a < lenMs) {
+      lenMs = a;
+      bytes = new TextEncoder().encode(texts[r]).length;
+      tokens = out;
+    }
+    if (other) {
+      const [b, theirs] = best(1, () => other.lenToks(texts[r]));
+      if (theirs !== out) throw new Error(`${name}: lenToks ${out} here, ${theirs} in ${against}`);
+      thatMs = Math.min(thatMs, b);
+    }
+  }
+  results[name] = {
+    chars: texts[0].length,
+    bytes,
+    tokens,
+    encMs: NaN,
+    lenToksMs: round(lenMs),
+    tokensPerSec: Math.round(tokens / (lenMs / 1000)),
+    mbPerSec: round(bytes / 1e6 / (lenMs / 1000)),
+  };
+  if (other) Object.assign(results[name], { againstLenToksMs: round(thatMs), againstMbPerSec: round(bytes / 1e6 / (thatMs / 1000)) });
+}
+
 const P = prose(1_000_000);
 const C = code(1_000_000);
 const A = 'a'.repeat(200_000);
@@ -157,6 +193,7 @@ rate('cjk1MB', H, 5);
 rate('code1MB', C, 5);
 rate('a200KB', A, 5);
 rate('base64_5MB', B, 3);
+rateFresh('cjkFresh1MB', () => cjk(1_000_000), 5);
 
 {
   const [cutMs, cut] = best(3, () => truncToksMid(B, 35));
@@ -171,7 +208,7 @@ if (asJson) {
   console.log(JSON.stringify(results, null, 2));
 } else {
   console.log(`import of dist/tokens/index.js: ${results.importMs} ms; first lenToks (rank load): ${results.firstLenToksMs} ms`);
-  for (const k of ['prose1MB', 'cjk1MB', 'code1MB', 'a200KB', 'base64_5MB']) {
+  for (const k of ['prose1MB', 'cjk1MB', 'code1MB', 'a200KB', 'base64_5MB', 'cjkFresh1MB']) {
     const r = results[k];
     console.log(
       `${k.padEnd(12)} ${String(r.chars).padStart(8)} chars ${String(r.tokens).padStart(8)} tokens  encToks ${String(r.encMs).padStart(7)} ms  ` +
@@ -183,6 +220,9 @@ if (asJson) {
   let ratioLine = `prose / CJK throughput (MB/s): ${cjkRatio.toFixed(2)}x (target <= 1.5x)`;
   if (other) ratioLine += `; ${against}: ${(results.prose1MB.againstMbPerSec / results.cjk1MB.againstMbPerSec).toFixed(2)}x`;
   console.log(ratioLine);
+  let freshLine = `prose / CJK seen once (cjkFresh1MB, MB/s): ${(results.prose1MB.mbPerSec / results.cjkFresh1MB.mbPerSec).toFixed(2)}x`;
+  if (other) freshLine += `; ${against}: ${(results.prose1MB.againstMbPerSec / results.cjkFresh1MB.againstMbPerSec).toFixed(2)}x`;
+  console.log(freshLine);
   console.log(
     `200 KB of one letter counted in ${results.a200KB.lenToksMs} ms, the 5 MB base64 line in ${results.base64_5MB.lenToksMs} ms (target: well under a second)`,
   );

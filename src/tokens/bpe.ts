@@ -4,11 +4,14 @@
  * lowest rank, leftmost on ties. Short pieces use tiktoken's plain loop; longer ones a linked
  * list of parts and a priority queue with lazy invalidation, O(k log k) instead of O(k²): one
  * binary heap on reused scratch up to 4096 bytes (long CJK or Cyrillic words), a bucket queue
- * for giant pieces.
+ * for giant pieces. A piece holding runs of 3-byte characters (Han, Kana, Hangul) is first cut at
+ * the boundaries no token can straddle (split.ts) and its segments merged on their own, from a
+ * cache of segments and of single characters.
  * Merged pieces are cached. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
  */
 import { NONE, hashBytes, probe, rankOf, shortGet, type Table } from './ranks.js';
 import { pieceEnd } from './pretokenize.js';
+import { closedBetween, isLead3, splitReady } from './split.js';
 
 /** Pieces of at most this many bytes use the quadratic loop; longer ones a heap merge. */
 let heapFrom = 24;
@@ -307,8 +310,9 @@ function mergeLong(p: Uint8Array, n: number, t: Table, out: number[]): void {
 /** Scratch buffers larger than this (elements) are dropped after use rather than kept. */
 const SCRATCH_KEEP = 1 << 20;
 
-// Scratch holding the UTF-8 bytes of the current piece.
+// Scratch holding the UTF-8 bytes of the current piece, and whether they may hold a 3-byte character.
 let pieceBytes = new Uint8Array(1024);
+let pieceHas3 = false;
 const UTF8_ENC = new TextEncoder();
 
 /**
@@ -319,12 +323,25 @@ function loadPiece(s: string, start: number, end: number): number {
   const units = end - start;
   if (pieceBytes.length < 3 * units) pieceBytes = new Uint8Array(Math.max(3 * units, 2 * pieceBytes.length));
   const p = pieceBytes;
-  for (let i = 0; i < units; i++) {
-    const c = s.charCodeAt(start + i);
-    if (c > 0x7f) return i + UTF8_ENC.encodeInto(s.slice(start + i, end), p.subarray(i)).written;
-    p[i] = c;
+  let o = 0;
+  pieceHas3 = false;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) p[o++] = c;
+    else if (c < 0x800) {
+      p[o++] = 0xc0 | (c >> 6);
+      p[o++] = 0x80 | (c & 0x3f);
+    } else if (c < 0xd800 || c > 0xdfff) {
+      pieceHas3 = true;
+      p[o++] = 0xe0 | (c >> 12);
+      p[o++] = 0x80 | ((c >> 6) & 0x3f);
+      p[o++] = 0x80 | (c & 0x3f);
+    } else {
+      pieceHas3 = true; // a lone surrogate becomes EF BF BD; later characters may be of 3 bytes
+      return o + UTF8_ENC.encodeInto(s.slice(i, end), p.subarray(o)).written;
+    }
   }
-  return units;
+  return o;
 }
 
 // Cache of merged pieces (pieces that are not a single token and need the merge loop).
@@ -340,10 +357,107 @@ let cacheKeys: Array<string | undefined> = new Array<string | undefined>(CACHE_S
 let cacheIds: Array<readonly number[] | undefined> = new Array<readonly number[] | undefined>(CACHE_SLOTS);
 let cacheSeen = new Int32Array(CACHE_SLOTS);
 
+/** The merge rule over `p[0, n)` (n >= 2), by the loop that suits the length. */
+function mergePlain(p: Uint8Array, n: number, t: Table, out: number[]): void {
+  if (n <= heapFrom) mergeShort(p, n, t, out);
+  else if (n <= longFrom) mergeMid(p, n, t, out);
+  else mergeLong(p, n, t, out);
+}
+
+/** Pieces of at least this many bytes are cut at their closed boundaries (split.ts) before merging. */
+let splitFrom = 6;
+// Scratch holding the bytes of one segment, for the merge loops (which start at offset 0).
+let segBuf = new Uint8Array(256);
+
+// Cache of merged segments of cut pieces, keyed by their bytes (direct-mapped on the hash, no
+// allocation): in text without spaces most segments are a character or two, and repeat.
+const SEG_SLOTS = 4096;
+const SEG_MAX = 48;
+const segLen = new Int32Array(SEG_SLOTS); // byte length of the slot's segment, 0 = empty
+const segKey = new Uint8Array(SEG_SLOTS * SEG_MAX);
+const segCount = new Int32Array(SEG_SLOTS);
+const segIds = new Int32Array(SEG_SLOTS * SEG_MAX);
+// The merge of each 3-byte character alone, by code point: id + 1 when it is one token, -1
+// when it is more, 0 when not yet known.
+const charMerge = new Int32Array(65536);
+
 function mergeInto(n: number, t: Table, out: number[]): void {
-  if (n <= heapFrom) mergeShort(pieceBytes, n, t, out);
-  else if (n <= longFrom) mergeMid(pieceBytes, n, t, out);
-  else mergeLong(pieceBytes, n, t, out);
+  const p = pieceBytes;
+  if (n >= splitFrom && pieceHas3) {
+    let a = 0;
+    let prev = -1; // the bytes of the 3-byte character ending at k, or -1
+    for (let k = 0; k + 3 <= n; ) {
+      if (!isLead3(p[k]!)) {
+        prev = -1;
+        k++;
+        continue;
+      }
+      const cur = (p[k]! << 16) | (p[k + 1]! << 8) | p[k + 2]!;
+      if (prev >= 0) {
+        splitReady(t); // records the table's windows on the first such boundary of the process
+        if (closedBetween(prev, cur)) {
+          mergeSegment(p, a, k, t, out);
+          a = k;
+        }
+      }
+      prev = cur;
+      k += 3;
+    }
+    if (a > 0) {
+      mergeSegment(p, a, n, t, out);
+      return;
+    }
+  }
+  mergePlain(p, n, t, out);
+}
+
+/** Append the merge of the segment `p[a, b)` (b - a >= 3) to `out`, from the segment cache when there. */
+function mergeSegment(p: Uint8Array, a: number, b: number, t: Table, out: number[]): void {
+  const len = b - a;
+  if (len === 3 && isLead3(p[a]!)) {
+    const cp = ((p[a]! & 0xf) << 12) | ((p[a + 1]! & 0x3f) << 6) | (p[a + 2]! & 0x3f);
+    const v = charMerge[cp]!;
+    if (v > 0) {
+      out.push(v - 1);
+      return;
+    }
+    if (v === 0) {
+      const before = out.length;
+      segBuf[0] = p[a]!;
+      segBuf[1] = p[a + 1]!;
+      segBuf[2] = p[a + 2]!;
+      mergePlain(segBuf, 3, t, out);
+      charMerge[cp] = out.length - before === 1 ? out[before]! + 1 : -1;
+      return;
+    }
+  }
+  if (segBuf.length < len) segBuf = new Uint8Array(Math.max(len, 2 * segBuf.length));
+  if (len > SEG_MAX) {
+    segBuf.set(p.subarray(a, b));
+    mergePlain(segBuf, len, t, out);
+    if (segBuf.length > SCRATCH_KEEP) segBuf = new Uint8Array(256);
+    return;
+  }
+  const slot = (hashBytes(p, a, b) >>> 20) & (SEG_SLOTS - 1);
+  const base = slot * SEG_MAX;
+  if (segLen[slot] === len) {
+    let k = 0;
+    while (k < len && segKey[base + k] === p[a + k]) k++;
+    if (k === len) {
+      const c = segCount[slot]!;
+      for (let i = 0; i < c; i++) out.push(segIds[base + i]!);
+      return;
+    }
+  }
+  const sb = segBuf;
+  for (let k = 0; k < len; k++) sb[k] = p[a + k]!;
+  const before = out.length;
+  mergePlain(sb, len, t, out);
+  const c = out.length - before;
+  segLen[slot] = len;
+  segCount[slot] = c;
+  for (let k = 0; k < len; k++) segKey[base + k] = sb[k]!;
+  for (let i = 0; i < c; i++) segIds[base + i] = out[before + i]!;
 }
 
 /**
@@ -437,8 +551,15 @@ export function setHeapFrom(k: number): void {
   shortPairs = new Int32Array(k + 2);
 }
 
-/** Test hook: empty the piece cache. */
+/** Test hook: pieces of at least `k` bytes are cut at closed boundaries before merging (default 6; Infinity: never). */
+export function setSplitFrom(k: number): void {
+  splitFrom = k;
+}
+
+/** Test hook: empty the piece cache (and the cache of merged segments). */
 export function clearPieceCache(): void {
+  segLen.fill(0);
+  charMerge.fill(0);
   cacheKeys = new Array<string | undefined>(CACHE_SLOTS);
   cacheIds = new Array<readonly number[] | undefined>(CACHE_SLOTS);
   cacheSeen = new Int32Array(CACHE_SLOTS);

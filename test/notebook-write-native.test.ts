@@ -269,3 +269,45 @@ describe('native notebook text', () => {
     }
   });
 });
+
+describe('regressions found by review', () => {
+  it('an empty entry inside a list of lines is dropped, as the value-by-value writer does', () => {
+    const nb = (text: unknown) =>
+      JSON.stringify({
+        nbformat: 4,
+        nbformat_minor: 5,
+        metadata: {},
+        cells: [
+          {
+            cell_type: 'code',
+            id: 'c1',
+            metadata: {},
+            source: 'x',
+            execution_count: null,
+            outputs: [
+              { output_type: 'stream', name: 'stdout', text },
+              { output_type: 'execute_result', execution_count: null, metadata: {}, data: { 'text/plain': ['a\n', '', 'b'] } },
+            ],
+          },
+        ],
+      });
+    for (const text of [
+      ['', 'hello\n'],
+      ['a\n', '', 'b\n'],
+      ['a\n', ''],
+    ]) {
+      const d = readsIpynb(nb(text));
+      const out = dumpsIpynb(d);
+      expect(out).toBe(writerText(d));
+      expect(out).not.toContain('""');
+    }
+  });
+
+  it('without validation every field goes through the value-by-value writer', () => {
+    const d = new Dialog([]);
+    const m = d.mkMessage('x', { type: 'code', id: 'c1' });
+    (m as unknown as { id: unknown }).id = 1e-7;
+    expect(dumpsIpynb(d, { validate: false })).toBe(writerText(d));
+    expect(dumpsIpynb(d, { validate: false })).toContain('"id": 1e-07');
+  });
+});

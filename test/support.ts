@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decToks, encToks } from '../src/tokens/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SHARED = process.env.DLG_SHARED_DIR ?? resolve(ROOT, '..', 'shared');
@@ -53,4 +54,19 @@ export interface ConformanceCase {
   note?: string;
   expected?: unknown;
   error?: string;
+}
+
+/**
+ * The reference's middle cut by its definition, from the whole encoding: the first
+ * ceil(room / 2) and last floor(room / 2) ids around the mark's ids (room = k minus the mark).
+ */
+export function definitionalCut(s: string, k: number, mark = ' … '): string {
+  if (k <= 0) return '';
+  const ids = encToks(s);
+  if (ids.length <= k) return s;
+  const m = encToks(mark).slice(0, k);
+  const room = k - m.length;
+  const a = Math.ceil(room / 2);
+  const b = Math.floor(room / 2);
+  return decToks([...ids.slice(0, a), ...m, ...(b > 0 ? ids.slice(ids.length - b) : [])]);
 }

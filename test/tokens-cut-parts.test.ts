@@ -6,21 +6,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { midCutParts, cutText } from '../src/tokens/budget.js';
-import { decToks, encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
+import { fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
-import { fcParams } from './support.js';
+import { definitionalCut, fcParams } from './support.js';
 
 /** `truncToksMid` by its definition, from the whole encoding. */
-function plainCut(s: string, k: number, mark = ' … '): string {
-  if (k <= 0) return '';
-  const ids = encToks(s);
-  if (ids.length <= k) return s;
-  const m = encToks(mark).slice(0, k);
-  const room = k - m.length;
-  const a = Math.ceil(room / 2);
-  const b = Math.floor(room / 2);
-  return decToks([...ids.slice(0, a), ...m, ...(b > 0 ? ids.slice(ids.length - b) : [])]);
-}
+const plainCut = definitionalCut;
 
 const atoms = [
   'a',

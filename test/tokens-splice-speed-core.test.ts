@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decToks, encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
+import { encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
 import { asSplice, fitsToksLike, lenToksLike, spliceFits, spliceToks } from '../src/tokens/splice.js';
-import { fcParams } from './support.js';
+import { definitionalCut, fcParams } from './support.js';
 
 // Units chosen to hit the pre-tokeniser's corners: letters by case, contractions, digit runs,
 // white space of every kind (\r\n, runs before letters and numbers), punctuation with [\r\n/],
@@ -134,16 +134,8 @@ describe('spliceToks', () => {
 
 describe('budgets sharing one encoding', () => {
   // The reference's middle cut from the whole encoding, for comparison.
-  const refCut = (s: string, k: number, mark = ' … '): string => {
-    if (k <= 0) return '';
-    const ids = encToks(s);
-    if (ids.length <= k) return s;
-    const m = encToks(mark).slice(0, k);
-    const room = k - m.length;
-    const a = Math.ceil(room / 2);
-    const b = Math.floor(room / 2);
-    return decToks([...ids.slice(0, a), ...m, ...(b > 0 ? ids.slice(ids.length - b) : [])]);
-  };
+  const refCut = definitionalCut;
+
   const words = ['lorem ', 'ipsum, ', 'dolor\n', '  sit ', 'amet42 ', "can't ", '中文', '字符 ', '😀 ', '\t', '1234567', '-->', 'é'];
   const op = fc.record({ kind: fc.constantFrom('fits', 'cut', 'mid', 'len', 'like'), k: fc.integer({ min: 0, max: 160 }) });
 

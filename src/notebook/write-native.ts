@@ -167,8 +167,10 @@ function isSplit(lines: readonly string[], text: string): boolean {
   const last = lines.length - 1;
   for (let i = 0; i <= last; i++) {
     const e = lines[i] as string;
+    // An empty entry anywhere is not how splitting writes it: the old writer drops it.
+    if (e === '') return false;
     const q = e.indexOf('\n');
-    if (i < last ? q !== e.length - 1 : e === '' || (q >= 0 && q !== e.length - 1)) return false;
+    if (i < last ? q !== e.length - 1 : q >= 0 && q !== e.length - 1) return false;
   }
   return true;
 }
@@ -243,9 +245,12 @@ function mapAll<T>(a: readonly T[], f: (x: T) => unknown): unknown[] {
   return out;
 }
 
-/** write.ts's `cellView`, in plain form. */
-function cellView(m: Message): JsonObject {
-  const ct = m.cellType;
+/**
+ * A cell's metadata as written, in order (both writers): `meta` without `trusted`, then the
+ * flags, which decide their keys (a same-named key left in `meta` does not override them).
+ * `solveit_ai` is a flag of markdown cells only; on code and raw cells it is plain metadata.
+ */
+export function cellMetadata(m: Message): Map<string, unknown> {
   const md = new Map<string, unknown>();
   for (const k of Object.keys(m.meta)) if (k !== 'trusted') md.set(k, m.meta[k]);
   const wire = cellWire(m);
@@ -253,12 +258,19 @@ function cellView(m: Message): JsonObject {
     ['skipped', m.skipped],
     ['pinned', m.pinned],
   ];
-  if (ct === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && (wire.solveitAi || !wire.readAsPrompt)]);
+  if (m.cellType === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && (wire.solveitAi || !wire.readAsPrompt)]);
   for (const [k, on] of flags) {
     const v = flagValue(on, wire.flagValues[k]);
     if (v !== undefined) md.set(k, v);
     else md.delete(k);
   }
+  return md;
+}
+
+/** write.ts's `cellView`, in plain form. */
+function cellView(m: Message): JsonObject {
+  const ct = m.cellType;
+  const md = cellMetadata(m);
   const mdEntries: [string, unknown][] = [];
   for (const [k, v] of md) mdEntries.push([k, plain(v)]);
   const e: [string, unknown][] = [
@@ -278,7 +290,8 @@ function cellView(m: Message): JsonObject {
     e.push(['outputs', mapAll(m.output, outputView)]);
   }
   const taken = new Set(e.map(([k]) => k));
-  for (const k of Object.keys(wire.extra)) if (!taken.has(k)) e.push([k, plain(wire.extra[k])]);
+  const extra = cellWire(m).extra;
+  for (const k of Object.keys(extra)) if (!taken.has(k)) e.push([k, plain(extra[k])]);
   return objectOf(e);
 }
 

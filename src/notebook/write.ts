@@ -9,12 +9,12 @@
 import { isJsonMime, type JsonObject } from '../dialog/cells.js';
 import { Dialog } from '../dialog/dialog.js';
 import type { Message } from '../dialog/message.js';
-import { cellWire, dialogWire, type FlagValues } from '../dialog/wire-state.js';
+import { cellWire, dialogWire } from '../dialog/wire-state.js';
 import { NotebookError } from '../errors.js';
 import { cpCompare, isJsonObject, isLosslessNumber, pyJsonNumber as numberText } from '../python/index.js';
 import { allStrings } from './read.js';
 import { validateDialog } from './validate.js';
-import { flagValue, NB_TRANSIENT, nativeIpynbText, SPLIT_MIMES } from './write-native.js';
+import { cellMetadata, NB_TRANSIENT, nativeIpynbText, SPLIT_MIMES } from './write-native.js';
 
 export interface WriteOptions {
   /** Run `validateDialog` first (default true), so what is written passes the nbformat 4.5 schema. */
@@ -90,21 +90,7 @@ function outputView(o: unknown): unknown {
 
 function cellView(m: Message): Entries {
   const ct = m.cellType;
-  const md = new Map<string, unknown>();
-  for (const k of Object.keys(m.meta)) if (k !== 'trusted') md.set(k, m.meta[k]);
-  // The flags decide their keys; a same-named key left in `meta` does not override them.
-  // `solveit_ai` is a flag of markdown cells only (on code and raw cells it is plain metadata).
-  const wire = cellWire(m);
-  const flags: [keyof FlagValues, boolean][] = [
-    ['skipped', m.skipped],
-    ['pinned', m.pinned],
-  ];
-  if (ct === 'markdown') flags.push(['solveit_ai', m.type === 'prompt' && (wire.solveitAi || !wire.readAsPrompt)]);
-  for (const [k, on] of flags) {
-    const v = flagValue(on, wire.flagValues[k]);
-    if (v !== undefined) md.set(k, v);
-    else md.delete(k);
-  }
+  const md = cellMetadata(m);
   const e: [string, unknown][] = [
     ['cell_type', ct],
     ['id', m.id],
@@ -122,7 +108,8 @@ function cellView(m: Message): Entries {
     e.push(['outputs', m.output.map(outputView)]);
   }
   const taken = new Set(e.map(([k]) => k));
-  for (const k of Object.keys(wire.extra)) if (!taken.has(k)) e.push([k, wire.extra[k]]);
+  const extra = cellWire(m).extra;
+  for (const k of Object.keys(extra)) if (!taken.has(k)) e.push([k, extra[k]]);
   return new Entries(e);
 }
 
@@ -270,7 +257,9 @@ class Writer {
  */
 export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
   if (!(dialog instanceof Dialog)) throw new NotebookError('dumpsIpynb: expected a Dialog', '<dialog>');
-  if (opts.validate !== false) validateDialog(dialog);
+  // Unvalidated fields may hold anything: only the value-by-value writer has a rule for each.
+  if (opts.validate === false) return writerText(dialog);
+  validateDialog(dialog);
   return nativeIpynbText(dialog) ?? writerText(dialog);
 }
 

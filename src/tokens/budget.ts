@@ -153,17 +153,9 @@ function tailIds(f: Front, q: number, front: readonly number[], flen: number, b:
       const seg: number[] = [];
       let count = 0;
       let pos = np;
-      while (pos < p) {
-        const end = pieceEnd(s, pos);
-        count += encodePiece(s, pos, end, t, seg);
-        pos = end;
-        segEnds.push(end);
-        segCums.push(count);
-        if (seg.length > 4 * b + 4096) seg.splice(0, seg.length - b);
-      }
-      if (pos !== p) {
-        // Not expected (a resynchronisation point ends the pieces before it): encode afresh.
-        for (; pos < n; ) {
+      // Pieces from `pos` while before `limit`, keeping the last `b` ids (and some slack).
+      const encodeTo = (limit: number): void => {
+        while (pos < limit) {
           const end = pieceEnd(s, pos);
           count += encodePiece(s, pos, end, t, seg);
           pos = end;
@@ -171,6 +163,11 @@ function tailIds(f: Front, q: number, front: readonly number[], flen: number, b:
           segCums.push(count);
           if (seg.length > 4 * b + 4096) seg.splice(0, seg.length - b);
         }
+      };
+      encodeTo(p);
+      if (pos !== p) {
+        // Not expected (a resynchronisation point ends the pieces before it): encode afresh.
+        encodeTo(n);
         ends = segEnds;
         cums = segCums;
         ids = seg;

@@ -369,6 +369,24 @@ describe('no litter', () => {
 });
 
 describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
+  it('a walk of the folder above never compacts micro or dialog-mode copies written into --output-dir again', () => {
+    const d = dir({ 'nbs/a.ipynb': DEMO, 'nbs/sub/b.ipynb': ONE });
+    expect(cli(['--strategy', 'micro', '--output-dir', 'm', 'nbs'], d).code).toBe(0);
+    expect(cli(['--mode', 'dialog', '--output-dir', 'dm', 'nbs'], d).code).toBe(0);
+    const r = cli(['--check', '.'], d);
+    expect(r.code).toBe(1); // the two sources would be written
+    expect(r.stdout.split('\n').map((l) => l.split(',')[0])).toEqual([
+      'dm/a-comp.ipynb: skipped (an output of dlg-compact)',
+      'dm/sub/b-comp.ipynb: skipped (an output of dlg-compact)',
+      'm/a-comp.ipynb: skipped (an output of dlg-compact)',
+      'm/sub/b-comp.ipynb: skipped (an output of dlg-compact)',
+      'nbs/a-comp.ipynb: would write',
+      'nbs/sub/b-comp.ipynb: would write',
+      '',
+    ]);
+    expect(ls(d)).toEqual(['dm', 'm', 'nbs']);
+  });
+
   it('--output-dir is created and keeps the layout of directory inputs', () => {
     const d = dir({ 'nbs/a.ipynb': DEMO, 'nbs/sub/b.ipynb': ONE, 'c.ipynb': ONE });
     const r = cli(['--output-dir', 'out/x', 'nbs', 'c.ipynb'], d);

@@ -139,6 +139,13 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
   // looked at: the command's own outputs are skipped, not compacted again.
   const produced = new Set<string>();
   for (const i of inputs) if (i.kind === 'file') produced.add(resolve(dirname(i.abs), outputName(i.path, opts.to)));
+  // The run's notebooks by name without extension: where an output elsewhere may have come from.
+  const byStem = new Map<string, string[]>();
+  for (const i of inputs) {
+    if (i.kind !== 'file') continue;
+    const stem = /^(.+)\.(?:ipynb|json)$/i.exec(basename(i.abs))?.[1];
+    if (stem !== undefined) byStem.set(stem, [...(byStem.get(stem) ?? []), i.abs]);
+  }
   const seen = new Set<string>();
   const kept: (Input | FileSkip)[] = [];
   for (const i of inputs) {
@@ -147,7 +154,8 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       const real = await realOrSelf(i.abs);
       if (seen.has(real)) continue;
       seen.add(real);
-      if ((produced.has(i.abs) || hasOutputName(basename(i.abs))) && (await isOwnOutput(i.abs))) {
+      const stem = /^(.+)-comp\.ipynb$/i.exec(basename(i.abs))?.[1];
+      if ((produced.has(i.abs) || hasOutputName(basename(i.abs))) && (await isOwnOutput(i.abs, stem === undefined ? [] : (byStem.get(stem) ?? [])))) {
         kept.push({ index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE });
         continue;
       }

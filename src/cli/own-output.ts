@@ -8,7 +8,8 @@
  * - a flat notebook by its content: a single raw cell whose id is the first 8 hex digits of
  *   the SHA-256 of its text, as `flatNotebook` makes it;
  * - a dialog-mode or micro copy by name and content: `S-comp.ipynb` beside a source `S.ipynb`
- *   (or `S.json`) with the same cell ids in the same order (a byte-for-byte copy included: a
+ *   (or `S.json`), or anywhere in the run while `S.ipynb` is one of its inputs (a copy in
+ *   `--output-dir`), with the same cell ids in the same order (a byte-for-byte copy included: a
  *   run that cut nothing writes one), or holding a summary note;
  * - a flat Markdown output by name: `S-comp.md` beside a source `S.ipynb`.
  */
@@ -78,7 +79,7 @@ export function dialogIsOwnOutput(d: { metadata: unknown; messages: readonly { t
  * its source, for a dialog-mode copy); a file that cannot be read or parsed is not one (it
  * then fails as an input, with its reason).
  */
-export async function isOwnOutput(abs: string): Promise<boolean> {
+export async function isOwnOutput(abs: string, sources: readonly string[] = []): Promise<boolean> {
   const m = COMP_NAME.exec(basename(abs));
   const dir = dirname(abs);
   if (m && m[2]!.toLowerCase() === 'md') {
@@ -92,10 +93,13 @@ export async function isOwnOutput(abs: string): Promise<boolean> {
   if (cellsOf(nb).some(hasMeta)) return true;
   const ids = (cells: Json[]) => JSON.stringify(cells.map((c) => c.id ?? null));
   const mine = ids(cellsOf(nb));
-  for (const ext of ['ipynb', 'json']) {
+  // The source beside it, or an input of the same run with the source's name (a copy written
+  // into --output-dir, found again by a walk of the folder above).
+  const candidates = [join(dir, `${m[1]}.ipynb`), join(dir, `${m[1]}.json`), ...sources.filter((x) => x !== abs)];
+  for (const path of new Set(candidates)) {
     // A byte-for-byte copy counts too: it is what a run writes when nothing needed cutting, and
     // replacing it loses nothing, since its source holds the same bytes.
-    const srcBytes = await readFile(join(dir, `${m[1]}.${ext}`)).catch(() => null);
+    const srcBytes = await readFile(path).catch(() => null);
     if (srcBytes === null) continue;
     const src = parseObject(srcBytes);
     if (src !== null && cellsOf(src).length > 0 && ids(cellsOf(src)) === mine) return true;

@@ -12,7 +12,7 @@ import { ROOT } from './support.js';
 const SRC = join(ROOT, 'src');
 
 /** Bottom to top. A file may import from its own folder or from any folder before it here. */
-const LAYERS = ['errors', 'python', 'tokens', 'chat', 'dsl', 'strategies', 'dialog', 'notebook', 'cli', 'entries'];
+const LAYERS = ['errors', 'python', 'tokens', 'chat', 'dsl', 'strategies', 'dialog', 'notebook', 'host', 'cli', 'entries'];
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

@@ -186,7 +186,7 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   flush();
 
   try {
-    if (jobs.length > 0) await useNodeInflate();
+    if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
     if (opts.jobs > 1 && jobs.length > 1) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult);
     else {
       const { processFile } = await import('./process-file.js');
@@ -199,16 +199,6 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
     }
   }
   return failed > 0 || (pending > 0 && !opts.dryRun) ? 1 : 0;
-}
-
-/**
- * Have the tokenizer inflate its rank table with Node's zlib: its own JavaScript decoder runs
- * before the engine has optimised it and takes far longer on the first count. Loaded with the
- * library, not at start-up (`--version` and `--help` need neither).
- */
-async function useNodeInflate(): Promise<void> {
-  const [{ setInflateRaw }, { inflateRawSync }] = await Promise.all([import('../tokens/ranks.js'), import('node:zlib')]);
-  setInflateRaw((src) => inflateRawSync(src));
 }
 
 /** True when this module is the program node was asked to run (not imported, not a worker). */

@@ -19,7 +19,6 @@ import { resolvePolicy, type Policy } from '../dsl/profile.js';
 import { flatNotebook } from '../notebook/flat-notebook.js';
 import { type ClassTokens, lenToks } from '../tokens/index.js';
 import { Dialog } from '../dialog/dialog.js';
-import { setSha256Hex } from '../dialog/hash.js';
 import type { TokenStats } from '../dialog/measure.js';
 import { planDialogSummary, summarizeDialog, type SummarizeDialogOptions } from '../dialog/summarize.js';
 import { dslSummarizer, httpDialogSummarizer, type DialogSummarizer } from '../dialog/summarizers.js';
@@ -29,9 +28,6 @@ import { countAfterPromptEdits, countDialog, countFlatBody, countInput, type Cou
 import { CliFileError, SummaryFailedError, fsError } from './errors.js';
 import { OWN_OUTPUT_NOTE, dialogIsOwnOutput } from './own-output.js';
 import type { FitOutcome, FileJob, FileReport, FileResult, MicroOutcome, SummaryOutcome } from './job.js';
-
-// The library's SHA-256 (the flat notebook's cell id) with Node's: the same digests, faster.
-setSha256Hex((bytes) => createHash('sha256').update(bytes).digest('hex'));
 
 /** At most this many cell ids are listed in a report line (the JSON record has them all). */
 const IDS_SHOWN = 8;

@@ -4,12 +4,14 @@
  * posts back its result.
  */
 import { parentPort } from 'node:worker_threads';
+import { useNodeHost } from '../host/node.js';
 import { adoptTable } from '../tokens/ranks.js';
 import type { FileJob } from './job.js';
 import { processFile } from './process-file.js';
 
 if (parentPort === null) throw new Error('dlg-compact: worker.js runs only as a worker thread');
 const port = parentPort;
+useNodeHost();
 port.on('message', (msg: FileJob | { table: ArrayBufferLike }) => {
   if ('table' in msg) {
     adoptTable(msg.table);

@@ -222,9 +222,49 @@ export function shareTable(): ArrayBufferLike {
 export function adoptTable(buf: ArrayBufferLike): void {
   if (table === undefined) table = viewsOf(buf);
 }
-/** The vocabulary, decoded on the first call. */
+/**
+ * Version of the decoded table's layout (the header and arrays of {@link viewsOf}): a table
+ * built ahead of time records it, and a host refuses one of another version.
+ */
+export const TABLE_LAYOUT = 1;
+
+/** A host's source of a table buffer built ahead of time, or `undefined` when it has none. */
+export type TableSource = () => ArrayBufferLike | undefined;
+let tableSource: TableSource | undefined;
+
+/**
+ * Take the decoded table from `fn` on first use instead of decoding the packed table (Node's
+ * host reads the one the build wrote, which takes a few milliseconds where decoding takes tens).
+ * A buffer whose header does not describe its own size, or a source that throws or returns
+ * `undefined`, falls back to decoding: counts never depend on the source. `undefined` removes
+ * the source. Takes effect if called before the table is first used.
+ */
+export function setTableSource(fn: TableSource | undefined): void {
+  tableSource = fn;
+}
+
+/** Whether `buf` has the layout {@link viewsOf} reads: a header whose sizes add up to the buffer's length. */
+function isTableBuffer(buf: ArrayBufferLike): boolean {
+  if (buf.byteLength < HEAD * 4) return false;
+  const [size, nRanks, nBytes, cap, maxLen] = new Int32Array(buf, 0, HEAD);
+  if (!(size! > 256 && nRanks === size && nBytes! >= size! && maxLen! > 0 && cap! >= size! * 2 && (cap! & (cap! - 1)) === 0)) return false;
+  return (HEAD + 2 * size! + cap! + 256 + 65536 + 4 * SHORT_SLOTS) * 4 + nBytes! === buf.byteLength;
+}
+
+/** The table of the host's source, when it has a well-formed one. */
+function sourcedTable(): Table | undefined {
+  let buf: ArrayBufferLike | undefined;
+  try {
+    buf = tableSource?.();
+  } catch {
+    return undefined;
+  }
+  return buf !== undefined && isTableBuffer(buf) ? viewsOf(buf) : undefined;
+}
+
+/** The vocabulary: on the first call, the host's prebuilt table ({@link setTableSource}) or the packed one decoded. */
 export function tbl(): Table {
-  if (table === undefined) table = loadTable();
+  if (table === undefined) table = sourcedTable() ?? loadTable();
   return table;
 }
 

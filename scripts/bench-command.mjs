@@ -1,4 +1,4 @@
-// Benchmarks of the built command (dist/cli/main.js), each a ratio to a yardstick measured in
+// Benchmarks of the built command (package.json's `bin`, dist/bin/main.js), each a ratio to a yardstick measured in
 // the same run:
 //   corpus   the command (report line included) on the 44 shared conformance dialogs, flat and
 //            dialog mode, against a Node script that reads, parses, stringifies and writes the
@@ -20,11 +20,13 @@ import { fileURLToPath } from 'node:url';
 import { generatedDialog } from './bench-gen.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
+/** A checkout's built command: its bundle, or dist/cli/main.js for builds made before there was one. */
+const commandOf = (dir) => [join(dir, 'dist', 'bin', 'main.js'), join(dir, 'dist', 'cli', 'main.js')].find((p) => existsSync(p));
+const cli = commandOf(root);
 const args = process.argv.slice(2);
 const againstAt = args.indexOf('--against');
 const against = againstAt >= 0 ? resolve(args.splice(againstAt, 2)[1]) : null;
-const otherCli = against ? join(against, 'dist', 'cli', 'main.js') : null;
+const otherCli = against ? commandOf(against) : null;
 const mbAt = args.indexOf('--mb');
 const sizeMB = mbAt >= 0 ? Number(args[mbAt + 1]) : 40;
 const which = args.filter((a, i) => !a.startsWith('--') && (mbAt < 0 || i !== mbAt + 1));

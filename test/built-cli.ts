@@ -1,7 +1,8 @@
 /**
- * Test support for suites that run the built command (`node dist/cli/main.js`) as a user would:
- * where it is, and a rebuild of dist/ when a source file is newer than its build output (CI
- * builds before testing, so there this does nothing).
+ * Test support for suites that run the built command (`node dist/bin/main.js`, the package's
+ * `bin`: the bundle scripts/build.mjs makes) as a user would: where it is, and a rebuild of
+ * dist/ when a source file is newer than its build output (CI builds before testing, so there
+ * this does nothing).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,22 +11,30 @@ import { afterAll, beforeAll } from 'vitest';
 import { dirname, join } from 'node:path';
 import { ROOT } from './support.js';
 
-/** The built command. */
-export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** The built command: the bundle of dist/cli/ that package.json's `bin` names. */
+export const CLI = join(ROOT, 'dist', 'bin', 'main.js');
 
-/** Rebuild dist/ with tsc when any .ts file under src/ is newer than its .js; throws when the build leaves no command. */
+/** The rank table the build writes beside the tokenizer's modules. */
+export const BUILT_TABLE = join(ROOT, 'dist', 'tokens', 'o200k.table');
+
+/**
+ * Run the build (scripts/build.mjs: tsc, the rank table, the command's bundle) when any .ts
+ * file under src/ is newer than its .js or than the bundle, or an output is missing; throws
+ * when the build fails.
+ */
 export function ensureBuilt(): void {
   const src = join(ROOT, 'src');
+  const built = (p: string): number => (existsSync(p) ? statSync(p).mtimeMs : -1);
+  const bundle = Math.min(built(CLI), built(BUILT_TABLE));
   const stale = (readdirSync(src, { recursive: true }) as string[])
     .filter((f) => f.endsWith('.ts'))
     .some((f) => {
-      const out = join(ROOT, 'dist', f.replace(/\.ts$/, '.js'));
-      return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, f)).mtimeMs;
+      const t = statSync(join(src, f)).mtimeMs;
+      return built(join(ROOT, 'dist', f.replace(/\.ts$/, '.js'))) < t || bundle < t;
     });
   if (stale) {
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: ROOT, encoding: 'utf8' });
-    if (!existsSync(CLI)) throw new Error(`build failed, no ${CLI}:\n${r.stdout}${r.stderr}`);
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0 || !existsSync(CLI)) throw new Error(`build failed, no ${CLI}:\n${r.stdout}${r.stderr}`);
   }
 }
 
@@ -51,7 +60,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Run `node dist/cli/main.js --no-progress ...args` in `cwd` with {@link cliEnv} (60 s at most). */
+/** Run `node dist/bin/main.js --no-progress ...args` in `cwd` with {@link cliEnv} (60 s at most). */
 export function runCli(args: string[], cwd: string, input?: string | Buffer): CliRun {
   const r = spawnSync(process.execPath, [CLI, '--no-progress', ...args], {
     cwd,

@@ -1,5 +1,5 @@
 /**
- * Adversarial input through the BUILT command (`node dist/cli/main.js`), run in temporary
+ * Adversarial input through the BUILT command (`node dist/bin/main.js`), run in temporary
  * directories: broken and hostile notebooks, odd paths, bad options, zero budgets. What is
  * asserted is the command's promise: exit 1 when a file failed (the others still complete),
  * 2 on usage errors; every failure names its file (and the cell where one is at fault); an

@@ -261,6 +261,9 @@ describe('the package', () => {
       console.log(`[package] ${info.filename}: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${info.files.length} files`);
       const paths = info.files.map((f) => f.path);
       expect(paths).toContain('dist/cli/main.js');
+      expect(paths).toContain('dist/bin/main.js');
+      expect(paths).toContain('dist/bin/worker.js');
+      expect(paths).toContain('dist/tokens/o200k.table');
       expect(paths).toContain('dist/index.d.ts');
       expect(paths).toContain('README.md');
       expect(paths).toContain('docs/benchmarks.md');

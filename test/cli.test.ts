@@ -1,10 +1,10 @@
 /**
- * End-to-end tests of the `dlg-compact` command. They run the BUILT command, `node dist/cli/main.js`,
+ * End-to-end tests of the `dlg-compact` command. They run the BUILT command, `node dist/bin/main.js`,
  * in temporary directories, the way a user would, and look at exit codes, streams and files.
  *
  * Build: CI runs `npm run build` before `npm test`. Run alone (`npx vitest run test/cli.test.ts`),
- * this file rebuilds dist/ with tsc first when some src/*.ts is newer than its dist/*.js (type
- * errors elsewhere do not stop tsc from emitting; a missing dist/cli.js afterwards fails loudly).
+ * this file runs the build first when some src/*.ts is newer than its output (type
+ * errors elsewhere do not stop tsc from emitting; a missing command afterwards fails loudly).
  *
  * Expected values: for the conformance dialogs, the reference's files (`NNN.flat.md`,
  * `NNN.compact.ipynb`, manifest counts); for the demo dialog, the library's own functions (which
@@ -72,7 +72,7 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Run `node dist/cli/main.js ...args` in `cwd`; `input` is fed to standard input. */
+/** Run `node dist/bin/main.js ...args` in `cwd`; `input` is fed to standard input. */
 function rawCli(args: string[], cwd: string, input?: string | Buffer, env?: Record<string, string>): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd,

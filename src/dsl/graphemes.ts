@@ -10,7 +10,12 @@ import { fitsToks, lenToks } from '../tokens/index.js';
 import { midCutParts, type CutParts } from '../tokens/budget.js';
 import { spliceFits } from '../tokens/splice.js';
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+let segmenterMade: Intl.Segmenter | undefined;
+/** The grapheme segmenter, made on first use: making one loads the engine's break rules (milliseconds). */
+function segmenter(): Intl.Segmenter {
+  segmenterMade ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return segmenterMade;
+}
 
 /** How far back a window for segmentation may reach to find a safe starting point. */
 const WINDOW = 256;
@@ -60,7 +65,9 @@ function around(s: string, i: number): [number, number] {
   const end = Math.min(s.length, i + WINDOW);
   // Segment a window only: the boundaries inside it do not depend on text outside, given
   // its start is a cluster start; a cluster longer than the window is cut at the window's end.
-  const seg = segmenter.segment(s.slice(start, end)).containing(i - start);
+  const seg = segmenter()
+    .segment(s.slice(start, end))
+    .containing(i - start);
   if (seg === undefined) return [i, i];
   const a = start + seg.index;
   return a === i ? [i, i] : [a, Math.min(s.length, a + seg.segment.length)];
@@ -153,7 +160,7 @@ export function markWithin(mark: string, maxToks: number): string {
   if (fitsToks(mark, maxToks)) return mark;
   let best = '';
   let at = 0;
-  for (const { segment } of segmenter.segment(mark)) {
+  for (const { segment } of segmenter().segment(mark)) {
     const next = mark.slice(0, at + segment.length);
     if (!fitsToks(next, maxToks)) break;
     best = next;

@@ -184,7 +184,7 @@ describe('pre-commit hooks', () => {
     git('add', '.');
     const c2 = run(check!.entry);
     expect(c2.code).toBe(0);
-    expect(c2.stdout).toBe('nbs/a-comp.ipynb: skipped (an output of dlg-compact)\nnbs/a-comp.ipynb: unchanged, 15 messages, T\n');
+    expect(c2.stdout).toBe('nbs/a-comp.ipynb: unchanged, 15 messages, T\n');
   });
 });
 

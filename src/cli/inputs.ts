@@ -148,6 +148,9 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
   }
   const seen = new Set<string>();
   const kept: (Input | FileSkip)[] = [];
+  // Real path of each skipped own output: one that a job of this run writes again is that
+  // job's output, reported on its line, not a skipped input as well.
+  const skippedAt = new Map<FileSkip, string>();
   for (const i of inputs) {
     if (i.kind === 'file') {
       // The same file reached twice (named twice, or through a symlinked folder) runs once.
@@ -156,7 +159,9 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       seen.add(real);
       const stem = /^(.+)-comp\.ipynb$/i.exec(basename(i.abs))?.[1];
       if ((produced.has(i.abs) || hasOutputName(basename(i.abs))) && (await isOwnOutput(i.abs, stem === undefined ? [] : (byStem.get(stem) ?? [])))) {
-        kept.push({ index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE });
+        const skip: FileSkip = { index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE };
+        skippedAt.set(skip, real);
+        kept.push(skip);
         continue;
       }
     }
@@ -177,7 +182,7 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
   const jobs: Planned[] = [];
   for (const [index, i] of kept.entries()) {
     if ('skipped' in i) {
-      jobs.push({ ...i, index });
+      jobs.push(i);
       continue;
     }
     if (i.kind === 'error') {
@@ -240,7 +245,9 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       counts: o.json ? 'classes' : o.quiet ? 'none' : 'total',
     });
   }
-  return jobs;
+  const planned = jobs.filter((j) => !('skipped' in j) || !claimed.has(skippedAt.get(j)!));
+  for (const [index, j] of planned.entries()) j.index = index;
+  return planned;
 }
 
 /** The real path of `p` (symlinks resolved), or `p` itself when it does not exist. */

@@ -99,7 +99,7 @@ export interface FileReport {
   note?: string;
   /** What `--max-tokens` chose and reached (`--strategy dsl` only). */
   fit?: FitOutcome;
-  /** Why a summary was refused (status `unchanged`, nothing written). */
+  /** Why a summary was refused (the output is the dialog as it was). */
   reason?: SummarizeDialogRefusal;
   summary?: SummaryOutcome;
   micro?: MicroOutcome;

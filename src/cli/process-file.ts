@@ -70,9 +70,10 @@ function jobSummarizer(job: FileJob): DialogSummarizer {
 /**
  * `--strategy summary` on one parsed dialog. Runs `summarizeDialog` (with `--check` too when
  * the summariser is offline, since that is exact and sends nothing; with an LLM, `--check`
- * only plans, with `planDialogSummary`). A benign refusal gives `text: null` (nothing
- * written), except towards standard output, which gets the dialog unchanged so that a pipe
- * always carries a notebook. Throws {@link SummaryFailedError} for failing refusals.
+ * only plans, with `planDialogSummary`). A benign refusal (nothing to summarise) gives the
+ * dialog as it is, so that the output is always there and always a notebook, like micro's
+ * output with nothing to clear: the report says the summary was refused, and a file already
+ * holding those bytes is left alone. Throws {@link SummaryFailedError} for failing refusals.
  */
 async function runSummary(job: FileJob, dialog: Dialog, work: Work): Promise<Produced> {
   const before = work.input.stats.tokens;
@@ -90,7 +91,7 @@ async function runSummary(job: FileJob, dialog: Dialog, work: Work): Promise<Pro
     minSaving: s.minSaving,
   };
   const refused = (reason: SummarizeDialogRefusal): Produced => ({
-    text: job.target === null ? dumpsIpynb(dialog) : null,
+    text: dumpsIpynb(dialog),
     after: before, // the dialog is left as it was
     note: `summary refused: ${reason}`,
     reason,

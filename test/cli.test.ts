@@ -629,6 +629,20 @@ describe('dlg-compact on the demo dialog', () => {
     expect(snapshot(two)).toEqual(Object.fromEntries(Object.entries(snapshot(one)).map(([k, v]) => [k.replace(one, two), v])));
   });
 
+  it('--jobs 2 starts its workers before planning: a run that plans one job or fails to plan still ends at once', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'a.ipynb'));
+    copyFileSync(DEMO, join(dir, 'b.ipynb'));
+    // A run left waiting on an unused worker would hit the spawn's timeout (code null).
+    const one = cli(['--jobs', '2', 'a.ipynb'], dir);
+    expect([one.code, one.stderr]).toEqual([0, '']);
+    expect(one.stdout).toBe(line('a-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    expectUsageError(cli(['--jobs', '2', '-o', 'x.ipynb', 'a.ipynb', 'b.ipynb'], dir), '--output needs exactly one input, got 2');
+    const none = cli(['--jobs', '2', 'a-comp.ipynb'], dir);
+    expect(none).toEqual({ code: 0, stdout: 'a-comp.ipynb: skipped (an output of dlg-compact)\n', stderr: '' });
+    expect(readdirSync(dir).sort()).toEqual(['a-comp.ipynb', 'a.ipynb', 'b.ipynb']);
+  });
+
   it('an output whose parent is not a writable directory: a clear error naming it, exit 1', () => {
     const dir = tempDir();
     copyFileSync(DEMO, join(dir, 'demo.ipynb'));

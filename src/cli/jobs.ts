@@ -26,21 +26,24 @@ const OWN_IN_FLIGHT = 2;
 
 /**
  * Run jobs on `n` threads (no more than files or than the machine's cores): this one and
- * `n - 1` workers; results arrive through `onResult` in completion order. The workers start
- * first; while they load their modules, this thread loads its own (this module imports the
- * library only then) and decodes the rank table, whose shared buffer is the first message
- * each worker gets: it adopts it instead of decoding its own.
+ * `n - 1` workers; results arrive through `onResult` in completion order. The workers are
+ * `started` ahead (by {@link startWorkers}, while the inputs were planned) or start now;
+ * while they load their modules, this thread loads its own (this module imports the library
+ * only then) and reads the rank table, whose shared buffer is the first message each worker
+ * gets: it adopts it instead of reading its own.
  * A worker that dies fails the files it held (at most {@link IN_FLIGHT}); the others go on,
  * and this thread takes what is left.
  */
-export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void): Promise<void> {
+export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void, started?: StartedWorkers): Promise<void> {
   let next = 0;
   const threads = Math.min(n, jobs.length, availableParallelism());
-  const workers = Array.from({ length: Math.max(0, threads - 1) }, () => new Worker(WORKER));
+  const pool = started ?? startWorkers(threads);
+  const use = pool.threads.slice(0, Math.max(0, threads - 1));
+  for (const t of pool.threads.slice(use.length)) void t.worker.terminate();
   const [{ processFile }, { shareTable }] = await Promise.all([import('./process-file.js'), import('../tokens/ranks.js')]);
   const table = shareTable();
-  for (const w of workers) w.postMessage({ table });
-  const lane = (worker: Worker) =>
+  for (const t of use) t.worker.postMessage({ table });
+  const lane = ({ worker, gone }: StartedWorker) =>
     new Promise<void>((done) => {
       const held = new Map<number, FileJob>();
       let finished = false;
@@ -73,7 +76,9 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
       });
       worker.on('error', (err) => fail(err.message));
       worker.on('exit', (code) => fail(`exited with code ${code}`));
-      feed();
+      // A worker that failed before this lane listened: its jobs go to the other threads.
+      if (gone.why !== undefined) finish();
+      else feed();
     });
   // This thread's lanes: OWN_IN_FLIGHT files at a time (one's work runs while the other waits
   // for the disk), letting the workers' messages in between.
@@ -84,5 +89,45 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
     }
   };
   const owns = Array.from({ length: OWN_IN_FLIGHT }, own);
-  await Promise.all([...workers.map(lane), ...owns]);
+  await Promise.all([...use.map(lane), ...owns]);
+}
+
+/** A worker thread started by {@link startWorkers}, and why it ended if it did before it was used. */
+export interface StartedWorker {
+  worker: Worker;
+  gone: { why?: string };
+}
+
+/** Worker threads started ahead of the jobs (see {@link startWorkers}). */
+export interface StartedWorkers {
+  threads: StartedWorker[];
+  /** Stop them all (when the run turns out to need none, or fails while planning). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start the `n - 1` worker threads of `--jobs n` (no more than the machine's cores) before the
+ * jobs are known, so that they load their modules while this thread plans the inputs;
+ * {@link runInWorkers} uses as many as the jobs need and stops the others.
+ */
+export function startWorkers(n: number): StartedWorkers {
+  const count = Math.max(0, Math.min(n, availableParallelism()) - 1);
+  const threads = Array.from({ length: count }, (): StartedWorker => {
+    const worker = new Worker(WORKER);
+    const gone: { why?: string } = {};
+    // Until a lane listens: an error must not be unhandled, and an early exit is remembered.
+    worker.once('error', (err) => {
+      gone.why ??= err.message;
+    });
+    worker.once('exit', (code) => {
+      gone.why ??= `exited with code ${code}`;
+    });
+    return { worker, gone };
+  });
+  return {
+    threads,
+    async stop() {
+      await Promise.all(threads.map((t) => t.worker.terminate().catch(() => undefined)));
+    },
+  };
 }

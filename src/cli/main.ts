@@ -119,9 +119,19 @@ function settingsResolver(
 }
 
 async function run(args: readonly string[], opts: CliOptions, io: CliIO, settingsFor?: SettingsFor): Promise<number> {
+  // With --jobs, the workers load their modules while this thread plans the inputs.
+  const early = opts.jobs > 1 ? (await import('./jobs.js')).startWorkers(opts.jobs) : undefined;
   const { planJobs } = await import('./inputs.js');
-  const planned = await planJobs(args, opts, io, settingsFor);
+  let planned: Awaited<ReturnType<typeof planJobs>>;
+  try {
+    planned = await planJobs(args, opts, io, settingsFor);
+  } catch (e) {
+    await early?.stop();
+    throw e;
+  }
   const jobs = planned.filter((j): j is FileJob => !isFailure(j) && !isSkip(j));
+  const parallel = opts.jobs > 1 && jobs.length > 1;
+  if (!parallel) await early?.stop();
   const results: (FileResult | undefined)[] = new Array(planned.length);
   for (const p of planned) if (isFailure(p) || isSkip(p)) results[p.index] = p;
   const configOf = new Map(jobs.map((j) => [j.index, j.config]));
@@ -187,12 +197,13 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
 
   try {
     if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
-    if (opts.jobs > 1 && jobs.length > 1) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult);
+    if (parallel) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult, early);
     else {
       const { processFile } = await import('./process-file.js');
       for (const j of jobs) onResult(await processFile(j));
     }
   } finally {
+    await early?.stop(); // no-op for workers already done
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes
       multibar.stop();

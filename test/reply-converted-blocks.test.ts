@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cleanReply, fmt2hist, parseToolBlocks, readToolBlock, scanFences, TOOL_INFO, type ReplyItem } from '../src/chat/index.js';
+import { historyOf } from '../src/chat/parse.js';
 import { isCompactedReply } from '../src/dsl/compact-reply.js';
 import { resolvePolicy } from '../src/dsl/render.js';
 import { isJsonObject, isLosslessNumber, jsonKeys, pyStrip } from '../src/python/index.js';
@@ -60,6 +61,27 @@ function sameAsPlain(reply: string): void {
   const want = plainItems(reply);
   expect(got.clean).toBe(want.clean);
   expect(canonItems(got.items)).toEqual(want.items);
+  // fmt2hist does not write the JSON of blocks it reads from their records (a stand-in takes
+  // its place); its messages must be those of the walk over parseToolBlocks' items.
+  expect(canonHistory(fmt2hist(reply))).toEqual(canonHistory(historyOf(got.items)));
+}
+
+/** Exact text of a history: roles, part kinds, texts, ids, names, arguments (lexemes and key order). */
+function canonHistory(h: ReturnType<typeof fmt2hist>): string[] {
+  return h.map(
+    (m) =>
+      `${m.role}: ${m.content
+        .map((p) =>
+          p.type === 'text'
+            ? `text ${JSON.stringify(p.text)}`
+            : p.type === 'tool_use'
+              ? `use ${p.id} ${p.name} ${canon(p.arguments)}`
+              : p.type === 'tool_result'
+                ? `result ${p.id} ${p.name} ${JSON.stringify(p.text)}`
+                : JSON.stringify(p),
+        )
+        .join(' | ')}`,
+  );
 }
 
 const html = (rec: string, summary = 'f()'): string =>
@@ -105,6 +127,45 @@ describe('converted legacy blocks read as their text reads', () => {
     // fence early, so the block is no call (the reference reads the converted text the same way).
     expect(fmt2hist(reply).some((m) => m.role === 'tool')).toBe(false);
     sameAsPlain(html('{"id": "c4", "call": {"function": "f", "arguments": {"s": "a\\u2028b"}}, "result": "\\u2029"}'));
+  });
+
+  it('reads blocks whose records are no calls (a numeric id, list arguments) as their text reads', () => {
+    // Such a record is converted, but its block reads as text: fmt2hist, which writes no JSON
+    // for converted blocks, must then read the reply with the JSON written.
+    for (const rec of [
+      '{"id": 5, "call": {"function": "f", "arguments": {}}, "result": "r"}',
+      '{"id": "c5", "call": {"function": "f", "arguments": [1]}, "result": "r"}',
+      '{"id": "c6", "call": {"function": "f", "arguments": "s"}}',
+    ]) {
+      const reply = `Before.\n\n${html(rec)}\n\n${div('{"id": "ok", "call": {"function": "g", "arguments": {"n": 1}}, "result": "x"}')}\nAfter.`;
+      sameAsPlain(reply);
+      const first = fmt2hist(reply)[0]!.content[0] as { type: string; text: string };
+      expect(first.type).toBe('text');
+      // The converted block is text, its JSON written out.
+      expect(first.text).toContain('```json {.tool}\n{\n  "id": ');
+      expect(first.text).toContain('"name": "f"');
+    }
+  });
+
+  it('drops usage envelopes as the removal of their converted blocks does, whatever follows them', () => {
+    const tool = html('{"id": "u", "call": {"function": "f", "arguments": {}}, "result": "r"}');
+    const env = (nl: string, summary = 'Usage'): string =>
+      `<details class='token-usage-details'><summary>${summary}</summary>${nl}${nl}\`in 3\`${nl}${nl}</details>`;
+    const replies: string[] = [];
+    for (const nl of ['\n', '\r\n']) {
+      for (const after of ['', nl, `${nl}${nl}`, `${nl}   ${nl}x`, `${nl}\t${nl}${nl}y`, `${nl}text`, `${nl}${tool}`, `${nl}${nl}${tool}${nl}`, `${nl} `]) {
+        replies.push(`${env(nl)}${after}`, `a${nl}${env(nl)}${after}`, `${tool}${nl}${env(nl)}${after}`);
+        // A summary with a line break of its own, and a reply that holds a usage block of its own.
+        replies.push(`${env(nl, 'U\u2028sage')}${after}`, `${env(nl)}${after}${nl}\`\`\`json {.usage}${nl}{}${nl}\`\`\`${nl}`);
+      }
+    }
+    // A converted block whose JSON holds a line break but `\n` followed by backticks pairs the
+    // fences after it differently: the usage envelopes after it are converted as they were.
+    for (const brk of ['\x85', '\u2028']) {
+      const odd = div(`{"id": 7, "call": {"function": "f", "arguments": null}, "result": "${brk}\`\`\`\\u2028", "server": true}`);
+      replies.push(`${odd}\r\n${env('\n')}\n\n\`\`\`py\r\n${tool}\n`, `${odd}\n${env('\n')}\n`, `${env('\n')}\n${odd}\n${env('\n')}`);
+    }
+    for (const r of replies) sameAsPlain(r);
   });
 
   it('agrees with the plain reading on generated replies', () => {

@@ -206,9 +206,11 @@ function shiftBlocks(w: WrittenBlocks, cuts: readonly number[]): void {
     w.starts[kept] = start - removed;
     w.lens[kept] = w.lens[k]!;
     w.recs[kept] = w.recs[k]!;
+    if (w.standIns !== undefined) w.standIns[kept] = w.standIns[k]!;
     kept++;
   }
   w.starts.length = kept;
   w.lens.length = kept;
   w.recs.length = kept;
+  if (w.standIns !== undefined) w.standIns.length = kept;
 }

@@ -27,39 +27,71 @@ class EnvelopeContext {
   /** Parsed legacy records by fence line (see `legacyRecord`). */
   readonly records = new Map<number, LegacyRecord | null>();
   readonly stop: number;
-  private readonly blank: Uint8Array;
-  private readonly nextNonBlankIdx: Int32Array;
-  private readonly nextFenceIdx: Int32Array;
+  /** Opening lines of the closed fences, ascending. */
+  private readonly opens: number[];
+  /**
+   * `nextNonBlank` answers, filled in as lines are looked at (0: not yet known, else the
+   * answer + 1), so that each line is tested for blankness at most once.
+   */
+  private readonly nextNonBlankMemo: Int32Array;
   private lastFrom = -1;
   private lastHit = -1;
 
   constructor(
     readonly t: Lines,
     scan: FenceScan,
+    /** Write a stand-in for the JSON of tool blocks whose record the parser takes (see {@link WrittenBlocks}). */
+    readonly standIn = false,
+    /**
+     * Leave out the usage blocks that the caller's removal of usage blocks would take out (see
+     * {@link WrittenBlocks}); cleared once a block is written whose lines could pair fences
+     * differently.
+     */
+    public dropUsage = false,
   ) {
     const n = t.n;
-    for (const f of scan.fences) this.fenceAt.set(f.open, f);
-    this.stop = scan.unclosed < 0 ? n : scan.unclosed;
-    this.blank = new Uint8Array(n);
-    this.nextNonBlankIdx = new Int32Array(n + 1);
-    this.nextFenceIdx = new Int32Array(n + 1);
-    this.nextNonBlankIdx[n] = n;
-    this.nextFenceIdx[n] = n;
-    for (let i = n - 1; i >= 0; i--) {
-      this.blank[i] = blankRange(t.text, t.offs[i], t.cend[i]) ? 1 : 0;
-      this.nextNonBlankIdx[i] = this.blank[i] ? this.nextNonBlankIdx[i + 1] : i;
-      this.nextFenceIdx[i] = this.fenceAt.has(i) ? i : this.nextFenceIdx[i + 1];
+    this.opens = [];
+    for (const f of scan.fences) {
+      this.fenceAt.set(f.open, f);
+      this.opens.push(f.open);
     }
+    this.stop = scan.unclosed < 0 ? n : scan.unclosed;
+    this.nextNonBlankMemo = new Int32Array(n);
   }
 
-  /** First non-blank line at or after `i` (`n` if none). */
+  /** First non-blank line at or after `i` (`n` if none). Amortised O(1): see `nextNonBlankMemo`. */
   nextNonBlank(i: number): number {
-    return i >= this.t.n ? this.t.n : this.nextNonBlankIdx[i];
+    const { t } = this;
+    const n = t.n;
+    if (i >= n) return n;
+    const memo = this.nextNonBlankMemo;
+    let j = i;
+    while (j < n) {
+      const known = memo[j]!;
+      if (known !== 0) {
+        const at = known - 1;
+        for (let k = i; k < j; k++) memo[k] = known;
+        return at;
+      }
+      if (!blankRange(t.text, t.offs[j], t.cend[j])) break;
+      j++;
+    }
+    for (let k = i; k < j; k++) memo[k] = j + 1;
+    if (j < n) memo[j] = j + 1;
+    return j;
   }
 
-  /** First line at or after `i` that opens a (closed) fence (`n` if none). */
+  /** First line at or after `i` that opens a (closed) fence (`n` if none). O(log n). */
   nextFence(i: number): number {
-    return i >= this.t.n ? this.t.n : this.nextFenceIdx[i];
+    const { opens } = this;
+    let lo = 0;
+    let hi = opens.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (opens[mid]! < i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < opens.length ? opens[lo]! : this.t.n;
   }
 
   /** Offset of the first `</summary>` at or after `from`, or -1; searches resume (linear overall). */
@@ -99,8 +131,22 @@ interface Envelope {
   /** For a tool envelope: the current record and the length of its JSON in `replacement`. */
   record?: Record<string, unknown>;
   jsonLen?: number;
+  /** For a tool envelope: the block's JSON is the stand-in {@link STAND_IN}. */
+  standIn?: boolean;
   /** For a token-usage envelope: the summary and the detail. */
   usage?: [string, string];
+}
+
+/**
+ * Where the removal of usage blocks (clean.ts) ends for the block a usage envelope whose
+ * closing line is `d` converts to: past the closing line's break; when the conversion took
+ * that break (see {@link closeEnd}), the block's closing backticks run into the blank line
+ * that follows, so that line goes with it.
+ */
+function usageRemovalEnd(cx: EnvelopeContext, d: number): number {
+  const { t } = cx;
+  if (closeEnd(cx, d, true) === t.offs[d + 1]) return t.offs[Math.min(d + 2, t.n)];
+  return t.offs[d + 1];
 }
 
 /**
@@ -156,6 +202,21 @@ export interface WrittenBlocks {
   starts: number[];
   lens: number[];
   recs: Record<string, unknown>[];
+  /**
+   * Set by the caller to have the JSON of a listed block written as the stand-in
+   * {@link STAND_IN} where that changes nothing the caller reads but the block's own text:
+   * when the record writes no line break but `\n` (so its JSON lines are no fence lines, and
+   * think markers in its strings are data either way). Only a caller that takes every such
+   * block from its record, and never reads the blocks' text, may ask for it. It must also
+   * remove usage blocks right after the conversion (as `cleanReplyKeeping` does): when the
+   * reply holds no usage block of its own, the conversion then leaves out those it would
+   * write and the removal would take out whole.
+   */
+  standIn?: boolean;
+  /** Per listed block: its JSON is the stand-in (kept in step with `starts`). */
+  standIns?: boolean[];
+  /** How many stand-ins the conversion wrote (listed blocks dropped later included). */
+  standInCount?: number;
   /** Set when the text is known to hold no line break but `\n` (left alone when not known). */
   plain: boolean;
 }
@@ -200,14 +261,18 @@ function writesPlain(v: unknown): boolean {
 /** The opening line of a current tool block, with its line break. */
 const TOOL_OPEN = '```' + TOOL_INFO + '\n';
 
+/** The JSON text written for a block whose record the parser takes (see {@link WrittenBlocks}). */
+const STAND_IN = '{}';
+
 /**
  * Current-form block for a legacy record `{id, call: {function, arguments}, result, server}`,
  * as `toolBlockText` writes it, with the record and the length of its JSON.
  */
-function currentToolBlock(rec: LegacyRecord['rec']): { text: string; record: Record<string, unknown>; jsonLen: number } {
+function currentToolBlock(rec: LegacyRecord['rec'], standIn: boolean): { text: string; record: Record<string, unknown>; jsonLen: number; standIn: boolean } {
   const record = legacyToCurrentRecord(rec);
+  if (standIn && writesPlain(record) && readsBack(record)) return { text: TOOL_OPEN + STAND_IN + '\n```', record, jsonLen: STAND_IN.length, standIn: true };
   const json = pyDumps(record, { indent: 2, ensureAscii: false });
-  return { text: TOOL_OPEN + json + '\n```', record, jsonLen: json.length };
+  return { text: TOOL_OPEN + json + '\n```', record, jsonLen: json.length, standIn: false };
 }
 
 function currentUsageBlock(summary: string, detail: string): string {
@@ -303,15 +368,27 @@ function envelopeRest(cx: EnvelopeContext, start: number, k: number, tool: boole
     if (r === null) return null;
     const d = cx.nextNonBlank(r.fence.close + 1);
     if (!isCloseLine(cx, d, close)) return null;
-    const b = currentToolBlock(r.rec);
-    return { start, end: closeEnd(cx, d, false), next: d + 1, replacement: b.text, record: b.record, jsonLen: b.jsonLen };
+    const b = currentToolBlock(r.rec, cx.standIn);
+    return {
+      start,
+      end: closeEnd(cx, d, false),
+      next: d + 1,
+      replacement: b.text,
+      record: b.record,
+      jsonLen: b.jsonLen,
+      standIn: b.standIn,
+    };
   }
   if (summary === null) return null;
   const detail = detailLine(cx, k);
   if (detail === null) return null;
   const d = cx.nextNonBlank(k + 1);
   if (!isCloseLine(cx, d, close)) return null;
-  return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail), usage: [summary, detail] };
+  const usage: [string, string] = [summary, detail];
+  // A block that writes no line break but `\n` is a fence pair of its own lines in the converted
+  // text, which the removal of usage blocks takes out whole: leave it out now.
+  if (cx.dropUsage && writesPlain(usage)) return { start, end: usageRemovalEnd(cx, d), next: d + 1, replacement: '', usage };
+  return { start, end: closeEnd(cx, d, true), next: d + 1, replacement: currentUsageBlock(summary, detail), usage };
 }
 
 /**
@@ -357,7 +434,14 @@ export function convTools(reply: string): string {
 export function convToolsKeeping(reply: string, written: WrittenBlocks | null): string {
   if (!reply.includes('-usage-details')) return reply;
   const t = lineTable(reply);
-  const cx = new EnvelopeContext(t, scanLineFences(t));
+  const standIn = written?.standIn === true;
+  // With stand-ins the caller removes usage blocks next; where the reply holds none of its own,
+  // the converted ones are left out instead (the removal then finds nothing to do).
+  const cx = new EnvelopeContext(t, scanLineFences(t), standIn, standIn && !reply.includes(USAGE_INFO));
+  if (standIn) {
+    written!.standIns = [];
+    written!.standInCount = 0;
+  }
   const out: string[] = [];
   let copied = 0;
   let outLen = 0;
@@ -376,13 +460,23 @@ export function convToolsKeeping(reply: string, written: WrittenBlocks | null): 
       if (env !== null) {
         const head = reply.slice(copied, env.start);
         outLen += head.length;
-        if (written !== null && env.record !== undefined && readsBack(env.record)) {
+        if (written !== null && env.record !== undefined && (env.standIn === true || readsBack(env.record))) {
           written.starts.push(outLen);
           written.lens.push(env.jsonLen!);
           written.recs.push(env.record);
+          if (standIn) {
+            written.standIns!.push(env.standIn === true);
+            if (env.standIn === true) written.standInCount!++;
+          }
         }
         outLen += env.replacement.length;
-        if (plain && !writesPlain(env.record ?? env.usage)) plain = false;
+        // A block whose JSON holds a line break but `\n` may hold a backtick line too, and the
+        // fences after it may then pair differently in the converted text: no usage block after
+        // it is left out.
+        if ((plain || cx.dropUsage) && env.standIn !== true && env.replacement !== '' && !writesPlain(env.record ?? env.usage)) {
+          plain = false;
+          cx.dropUsage = false;
+        }
         out.push(head, env.replacement);
         copied = env.end;
         i = env.next;

@@ -43,10 +43,24 @@ import { readToolBlock, toolBlockFields, type ReplyItem } from './tool-block.js'
  */
 export function parseToolBlocks(reply: string): { clean: string; items: ReplyItem[] } {
   if (typeof reply !== 'string') throw new InvalidArgumentError(`parseToolBlocks: reply must be a string, got ${typeof reply}`);
+  const { clean, items } = toolItems(reply, false);
+  return { clean, items };
+}
+
+/**
+ * {@link parseToolBlocks}. With `standIn`, the JSON of converted tool blocks is not written
+ * where the record stands for it (see `WrittenBlocks`): the text items are the same, the tool
+ * items carry the same fields, but `clean` and the fences are those of the stand-in text.
+ * `complete` tells whether every stand-in was read from its record; when one was not (its
+ * record is no call, so the block stays text, or a removal touched the block), the items are
+ * not those of the reply and the caller must parse without stand-ins.
+ */
+function toolItems(reply: string, standIn: boolean): { clean: string; items: ReplyItem[]; complete: boolean } {
   // Tool blocks converted from legacy envelopes are read from the records they were written
   // from, not parsed again from their text.
-  const written: WrittenBlocks = { starts: [], lens: [], recs: [], plain: false };
+  const written: WrittenBlocks = { starts: [], lens: [], recs: [], plain: false, standIn };
   const clean = cleanReplyKeeping(reply, written);
+  let standInsRead = 0;
   let w = 0;
   const items: ReplyItem[] = [];
   let pos = 0;
@@ -64,13 +78,14 @@ export function parseToolBlocks(reply: string): { clean: string; items: ReplyIte
       const own = w < written.starts.length && written.starts[w] === fence.start && fence.body.length === written.lens[w]! + 1;
       const body = own ? toolBlockFields(written.recs[w]) : readToolBlock(fence.body);
       if (body === null) continue;
+      if (own && written.standIns?.[w] === true) standInsRead++;
       pushText(fence.start);
       items.push({ kind: 'tool', ...body, fence });
       pos = fence.end;
     }
   }
   pushText(clean.length);
-  return { clean, items };
+  return { clean, items, complete: standInsRead === (written.standInCount ?? 0) };
 }
 
 /** Split one stripped assistant text at `` `````result `` fences: [asst, fence, asst, …]. */
@@ -148,7 +163,19 @@ function splitAssistants(msgs: Msg[]): Msg[] {
  */
 export function fmt2hist(reply: string): Msg[] {
   if (typeof reply !== 'string') throw new InvalidArgumentError(`fmt2hist: reply must be a string, got ${typeof reply}`);
-  const { items } = parseToolBlocks(reply);
+  // fmt2hist reads the text items and the tool items' fields only, so converted tool blocks
+  // need not be written out (see toolItems).
+  let parsed = toolItems(reply, true);
+  if (!parsed.complete) parsed = toolItems(reply, false);
+  return historyOf(parsed.items);
+}
+
+/**
+ * (Internal to `chat/`; exported for tests.) The walk of {@link fmt2hist} over the items of
+ * {@link parseToolBlocks}: text runs and tool blocks into assistant / tool messages, then the
+ * result-fence split and the final `.`.
+ */
+export function historyOf(items: readonly ReplyItem[]): Msg[] {
   const msgs: Msg[] = [];
   let asst: Part[] = [];
   let pend: ToolResultPart[] = [];

@@ -53,6 +53,18 @@ export function allStrings(a: unknown[]): a is string[] {
   return true;
 }
 
+/**
+ * `a.join('')`; for the few lines most cells' sources have, by concatenation, which is quicker
+ * (the engine flattens the result once, where it is first searched). Long lists are joined, so
+ * their result holds no chain of many pieces.
+ */
+function concatAll(a: readonly string[]): string {
+  if (a.length > 64) return a.join('');
+  let out = '';
+  for (let i = 0; i < a.length; i++) out += a[i];
+  return out;
+}
+
 const FLAG_KEYS_MARKDOWN = ['skipped', 'pinned', 'solveit_ai'] as const;
 const FLAG_KEYS_OTHER = ['skipped', 'pinned'] as const;
 
@@ -189,7 +201,7 @@ function readCell(value: unknown, i: number, file: string): Message {
   const s = c.source;
   if (s === undefined) source = '';
   else if (typeof s === 'string') source = s;
-  else if (Array.isArray(s) && allStrings(s)) source = s.join('');
+  else if (Array.isArray(s) && allStrings(s)) source = concatAll(s);
   else throw new NotebookError(`source must be a string or a list of strings, got ${describe(s)}`, file, where, 'source');
 
   let meta: JsonObject;

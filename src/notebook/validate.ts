@@ -31,11 +31,52 @@ import { isJsonObject, isLosslessNumber, pyNumberKind } from '../python/index.js
  *   bad) and the field; InvalidArgumentError when `dialog` is not an object.
  */
 export function validateDialog<D extends Dialog>(dialog: D): D {
+  return checkDialog(dialog, false);
+}
+
+/**
+ * (Internal to `notebook/`.) {@link validateDialog} for a dialog whose native view
+ * (write-native.ts) has just been made: the JSON values that view turned into plain form are
+ * JSON (it gives up on everything the JSON check rejects), so only the values it leaves out are
+ * walked again. Same result and same first error as {@link validateDialog}.
+ */
+export function validateViewed<D extends Dialog>(dialog: D): D {
+  return checkDialog(dialog, true);
+}
+
+/** The notebook metadata keys the native view leaves out (nbformat's `strip_transient`). */
+const TRANSIENT_KEYS = ['orig_nbformat', 'orig_nbformat_minor', 'signature'];
+/** Cell metadata keys whose values the native view leaves out or replaces. */
+const UNVIEWED_META_KEYS = ['trusted', 'skipped', 'pinned', 'solveit_ai'];
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function hasAnyKey(o: object, keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (hasOwn.call(o, keys[i] as string)) return true;
+  return false;
+}
+
+/**
+ * Whether the native view skipped part of an output list: the `__type` entry of an
+ * `execute_result` or `display_data` output's metadata is dropped unseen.
+ */
+function outputsPartlyViewed(outputs: unknown[]): boolean {
+  for (let i = 0; i < outputs.length; i++) {
+    const o = outputs[i];
+    if (!isJsonObject(o) || (o.output_type !== 'execute_result' && o.output_type !== 'display_data')) continue;
+    const md = o.metadata;
+    if (isJsonObject(md) && hasOwn.call(md, '__type')) return true;
+  }
+  return false;
+}
+
+function checkDialog<D extends Dialog>(dialog: D, viewed: boolean): D {
   if (dialog === null || typeof dialog !== 'object')
     throw new InvalidArgumentError(`validateDialog: expected a Dialog, got ${dialog === null ? 'null' : typeof dialog}`);
   const file = dialog.name;
   if (!Array.isArray(dialog.messages)) throw new NotebookError('messages must be an array', file, undefined, 'cells');
-  checkJson(dialog.metadata, file, undefined, 'metadata');
+  const md = dialog.metadata;
+  if (!(viewed && isJsonObject(md) && !hasAnyKey(md, TRANSIENT_KEYS))) checkJson(md, file, undefined, 'metadata');
   if (!isJsonObject(dialog.metadata)) throw new NotebookError('notebook metadata must be an object', file, undefined, 'metadata');
   checkNotebookMetadata(dialog.metadata, file);
   for (const k of Object.keys(dialogWire(dialog).extra)) {
@@ -49,7 +90,7 @@ export function validateDialog<D extends Dialog>(dialog: D): D {
     }
     if (seen.has(m.id)) throw new NotebookError(`duplicate cell id ${JSON.stringify(m.id)}`, file, m.id, 'id');
     seen.add(m.id);
-    validateMessage(m, file);
+    validateMessage(m, file, viewed);
   });
   return dialog;
 }
@@ -84,6 +125,7 @@ function isMultiline(v: unknown): boolean {
  * cycles. Throws NotebookError(file, cell, field) naming the path of the offending value.
  */
 function checkJson(v: unknown, file: string, cell: string | number | undefined, field: string): void {
+  if (isFlatJsonObject(v)) return;
   // The path to the offending value is only spelled out on failure (`trail` holds the keys).
   const active = new Set<object>();
   const trail: (string | number)[] = [];
@@ -137,6 +179,22 @@ function checkJson(v: unknown, file: string, cell: string | number | undefined, 
     fail(`a value of type ${typeof x} is not JSON-serialisable`);
   };
   walk(v);
+}
+
+/**
+ * True for a plain object whose values are all strings, booleans, `null` or finite JS numbers
+ * (a cell's flag values, say): JSON as it stands, with nothing below it to walk.
+ */
+function isFlatJsonObject(v: unknown): boolean {
+  if (!isJsonObject(v)) return false;
+  for (const k in v) {
+    if (!hasOwn.call(v, k)) continue;
+    const x = v[k];
+    if (typeof x === 'string' || typeof x === 'boolean' || x === null) continue;
+    if (typeof x === 'number' && Number.isFinite(x)) continue;
+    return false;
+  }
+  return true;
 }
 
 function checkMimebundle(b: unknown, file: string, cell: string, field: string): void {
@@ -247,7 +305,7 @@ function checkNotebookMetadata(md: JsonObject, file: string): void {
   if ('authors' in md && !Array.isArray(md.authors)) fail('authors must be a list', 'authors');
 }
 
-function validateMessage(m: Message, file: string): void {
+function validateMessage(m: Message, file: string, viewed: boolean): void {
   const cell = m.id;
   const wire = cellWire(m);
   if (!MSG_TYPES.has(m.type)) throw new NotebookError(`unknown message type ${JSON.stringify(m.type)}`, file, cell, 'type');
@@ -265,7 +323,7 @@ function validateMessage(m: Message, file: string): void {
     );
   }
   if (!Array.isArray(m.output)) throw new NotebookError('outputs must be a list', file, cell, 'outputs');
-  checkJson(m.output, file, cell, 'outputs');
+  if (!viewed || outputsPartlyViewed(m.output)) checkJson(m.output, file, cell, 'outputs');
   if (m.type === 'code') {
     m.output.forEach((o, i) => checkOutput(o, i, file, cell));
     const ec = m.executionCount;
@@ -276,14 +334,14 @@ function validateMessage(m: Message, file: string): void {
     throw new NotebookError(`a ${m.type} message carries no outputs (only code cells do)`, file, cell, 'outputs');
   }
   if (!isJsonObject(m.meta)) throw new NotebookError('metadata must be an object', file, cell, 'metadata');
-  checkJson(m.meta, file, cell, 'metadata');
+  if (!viewed || hasAnyKey(m.meta, UNVIEWED_META_KEYS)) checkJson(m.meta, file, cell, 'metadata');
   checkJson(wire.flagValues, file, cell, 'metadata');
   checkCellMetadata(m.meta, m.type === 'code' ? 'code' : m.type === 'raw' ? 'raw' : 'markdown', file, cell);
   if (typeof m.skipped !== 'boolean') throw new NotebookError('skipped must be a boolean', file, cell, 'metadata.skipped');
   if (typeof m.pinned !== 'boolean') throw new NotebookError('pinned must be a boolean', file, cell, 'metadata.pinned');
   if (m.attachments !== undefined) {
     if (m.type === 'code') throw new NotebookError('code cells carry no attachments (nbformat schema)', file, cell, 'attachments');
-    checkJson(m.attachments, file, cell, 'attachments');
+    if (!viewed) checkJson(m.attachments, file, cell, 'attachments');
     if (!isJsonObject(m.attachments)) throw new NotebookError('attachments must be an object', file, cell, 'attachments');
     const att = m.attachments;
     for (const k of Object.keys(att)) checkMimebundle(att[k], file, cell, `attachments.${k}`);

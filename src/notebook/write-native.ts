@@ -18,6 +18,7 @@ import type { Dialog } from '../dialog/dialog.js';
 import type { Message } from '../dialog/message.js';
 import { cellWire, dialogWire, type FlagValues } from '../dialog/wire-state.js';
 import { cpCompare, isJsonObject, isLosslessNumber, pyJsonNumber, pyTruthy } from '../python/index.js';
+import { hasOtherLineBreak } from '../python/strings.js';
 
 /** Mime types split into lines besides `text/*` (nbformat's `split_lines`). */
 export const SPLIT_MIMES: ReadonlySet<string> = new Set(['application/javascript', 'image/svg+xml']);
@@ -130,8 +131,6 @@ function objectOf(entries: [string, unknown][]): JsonObject {
   return o;
 }
 
-/** Line breaks of Python's `str.splitlines` other than `\n`. */
-const OTHER_BREAK = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
 const ANY_BREAK = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
 
 /** Python's `s.splitlines(keepends=True)`. */
@@ -139,7 +138,7 @@ export function splitLines(s: string): string[] {
   const out: string[] = [];
   const n = s.length;
   let p = 0;
-  if (!OTHER_BREAK.test(s)) {
+  if (!hasOtherLineBreak(s)) {
     for (let q = s.indexOf('\n'); q >= 0; q = s.indexOf('\n', p)) {
       out.push(s.slice(p, q + 1));
       p = q + 1;
@@ -163,7 +162,7 @@ export function splitLines(s: string): string[] {
  * and with no `\n` but at its end.
  */
 function isSplit(lines: readonly string[], text: string): boolean {
-  if (OTHER_BREAK.test(text)) return false;
+  if (hasOtherLineBreak(text)) return false;
   const last = lines.length - 1;
   for (let i = 0; i <= last; i++) {
     const e = lines[i] as string;
@@ -227,10 +226,18 @@ function outputView(o: unknown): unknown {
     }
     return objectOf(entries);
   }
+  // `text` is rewritten only from strings; any other value is left to `plain` (a `NaN` there is
+  // not equal to itself, so identity cannot tell whether it was rewritten).
   let text: unknown = o.text;
-  if (typeof ot === 'string' && ot !== '' && Array.isArray(text) && allStrings(text)) text = ot === 'stream' ? linesOfList(text) : text.join('');
-  else if (ot === 'stream' && typeof text === 'string') text = splitLines(text);
-  if (text === o.text) return plain(o);
+  let rewritten = false;
+  if (typeof ot === 'string' && ot !== '' && Array.isArray(text) && allStrings(text)) {
+    text = ot === 'stream' ? linesOfList(text) : text.join('');
+    rewritten = text !== o.text;
+  } else if (ot === 'stream' && typeof text === 'string') {
+    text = splitLines(text);
+    rewritten = true;
+  }
+  if (!rewritten) return plain(o);
   const ks = Object.keys(o);
   return objectOf(ks.map((k) => [k, k === 'text' ? text : plain(o[k])]));
 }
@@ -267,30 +274,48 @@ export function cellMetadata(m: Message): Map<string, unknown> {
   return md;
 }
 
+/** True when `o` has an own enumerable key. */
+function hasKeys(o: object): boolean {
+  for (const k in o) if (hasOwn.call(o, k)) return true;
+  return false;
+}
+
 /** write.ts's `cellView`, in plain form. */
 function cellView(m: Message): JsonObject {
   const ct = m.cellType;
   const md = cellMetadata(m);
   const mdEntries: [string, unknown][] = [];
   for (const [k, v] of md) mdEntries.push([k, plain(v)]);
+  const metadata = objectOf(mdEntries);
+  const source = splitLines(m.source);
+  const att = m.attachments;
+  const attachments = att === undefined ? undefined : isJsonObject(att) ? objectOf(Object.keys(att).map((k) => [k, bundleView(att[k])])) : plain(att);
+  const code = ct === 'code';
+  const outputs = code || m.output.length > 0 ? mapAll(m.output, outputView) : undefined;
+  const executionCount = code ? (m.executionCount === undefined ? null : plain(m.executionCount)) : undefined;
+  const extra = cellWire(m).extra;
+  if (!hasKeys(extra)) {
+    // The usual cell: its keys inserted in code-point order directly, so cells share a shape.
+    const o: JsonObject = {};
+    if (att !== undefined) o.attachments = attachments;
+    o.cell_type = ct;
+    if (code) o.execution_count = executionCount;
+    o.id = m.id;
+    o.metadata = metadata;
+    if (outputs !== undefined) o.outputs = outputs;
+    o.source = source;
+    return o;
+  }
   const e: [string, unknown][] = [
     ['cell_type', ct],
     ['id', m.id],
-    ['metadata', objectOf(mdEntries)],
-    ['source', splitLines(m.source)],
+    ['metadata', metadata],
+    ['source', source],
   ];
-  if (m.attachments !== undefined) {
-    const att = m.attachments;
-    e.push(['attachments', isJsonObject(att) ? objectOf(Object.keys(att).map((k) => [k, bundleView(att[k])])) : plain(att)]);
-  }
-  if (ct === 'code') {
-    e.push(['outputs', mapAll(m.output, outputView)]);
-    e.push(['execution_count', m.executionCount === undefined ? null : plain(m.executionCount)]);
-  } else if (m.output.length > 0) {
-    e.push(['outputs', mapAll(m.output, outputView)]);
-  }
+  if (att !== undefined) e.push(['attachments', attachments]);
+  if (outputs !== undefined) e.push(['outputs', outputs]);
+  if (code) e.push(['execution_count', executionCount]);
   const taken = new Set(e.map(([k]) => k));
-  const extra = cellWire(m).extra;
   for (const k of Object.keys(extra)) if (!taken.has(k)) e.push([k, plain(extra[k])]);
   return objectOf(e);
 }

@@ -13,7 +13,7 @@ import { cellWire, dialogWire } from '../dialog/wire-state.js';
 import { NotebookError } from '../errors.js';
 import { cpCompare, isJsonObject, isLosslessNumber, pyJsonNumber as numberText } from '../python/index.js';
 import { allStrings } from './read.js';
-import { validateDialog } from './validate.js';
+import { validateDialog, validateViewed } from './validate.js';
 import { cellMetadata, NB_TRANSIENT, nativeIpynbText, SPLIT_MIMES } from './write-native.js';
 
 export interface WriteOptions {
@@ -259,8 +259,15 @@ export function dumpsIpynb(dialog: Dialog, opts: WriteOptions = {}): string {
   if (!(dialog instanceof Dialog)) throw new NotebookError('dumpsIpynb: expected a Dialog', '<dialog>');
   // Unvalidated fields may hold anything: only the value-by-value writer has a rule for each.
   if (opts.validate === false) return writerText(dialog);
-  validateDialog(dialog);
-  return nativeIpynbText(dialog) ?? writerText(dialog);
+  // The native view is made first: where it succeeds it has already checked most values are
+  // JSON, and validation need not walk them again (same checks, same first error).
+  const text = nativeIpynbText(dialog);
+  if (text === undefined) {
+    validateDialog(dialog);
+    return writerText(dialog);
+  }
+  validateViewed(dialog);
+  return text;
 }
 
 /**

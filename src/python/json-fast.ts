@@ -48,7 +48,13 @@ function scanNumbers(text: string): { numbers: string[]; keys: number } | null {
         const c1 = text.charCodeAt(p + 1);
         if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(text.slice(p, q + 1)))) return null;
       }
-      p = q + 1;
+      // Go on after the string, the whitespace after it, and a separator with the whitespace
+      // after that (none of which starts a token).
+      p = r;
+      if (d === 0x2c || d === 0x3a) {
+        d = text.charCodeAt(++p);
+        while (d === 32 || d === 10 || d === 13 || d === 9) d = text.charCodeAt(++p);
+      }
     } else if ((c >= 48 && c <= 57) || (c === 0x2d && isDigit(text.charCodeAt(p + 1)))) {
       let e = p + 1;
       while (e < n && isNumberChar(text.charCodeAt(e))) e++;

@@ -211,6 +211,19 @@ export function pyRstrip(s: string, chars?: string | null): string {
 
 const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
 
+// The line breaks of Python's splitlines other than `\n`, most frequent first.
+const OTHER_LINE_BREAKS = ['\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029'];
+
+/**
+ * (Internal to the library.) True when `s` holds a line break of Python's `splitlines` other
+ * than `\n` (`\r`, `\v`, `\f`, U+001C–U+001E, U+0085, U+2028, U+2029). One native search per
+ * break character, several times faster than a character-class expression on long texts.
+ */
+export function hasOtherLineBreak(s: string): boolean {
+  for (let i = 0; i < OTHER_LINE_BREAKS.length; i++) if (s.indexOf(OTHER_LINE_BREAKS[i] as string) >= 0) return true;
+  return false;
+}
+
 /**
  * Python `s.splitlines(keepends)` (SPEC §1): lines end at `\r\n` (one break), `\n`, `\r`,
  * `\v`, `\f`, U+001C, U+001D, U+001E, U+0085, U+2028, U+2029. With `keepends` each line keeps
@@ -220,6 +233,16 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
 export function pySplitlines(s: string, keepends = false): string[] {
   checkStr('pySplitlines', s);
   const out: string[] = [];
+  if (!hasOtherLineBreak(s)) {
+    // Only `\n` ends lines: cut at each one by native search.
+    let p = 0;
+    for (let q = s.indexOf('\n'); q >= 0; q = s.indexOf('\n', p)) {
+      out.push(s.slice(p, keepends ? q + 1 : q));
+      p = q + 1;
+    }
+    if (p < s.length) out.push(s.slice(p));
+    return out;
+  }
   const re = LINE_BREAK;
   re.lastIndex = 0;
   let start = 0;

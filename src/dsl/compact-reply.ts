@@ -8,6 +8,7 @@ import { fmt2hist } from '../chat/index.js';
 import type { Msg, ToolResultPart, ToolUsePart } from '../chat/index.js';
 import { pyStrip } from '../python/index.js';
 import { fitsToks, truncToksMid, type TokenClass } from '../tokens/index.js';
+import { lenToksLike, noteCount } from '../tokens/splice.js';
 import { cleanProse, dropThinkingLines } from './clean-text.js';
 
 /** One rendered piece of a reply or cell, with the class its tokens count towards. */
@@ -31,6 +32,8 @@ export function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] 
     for (const part of m.content) if (part.type === 'tool_result') results.set(part.id, part);
   }
   const out: Piece[] = [];
+  // The text of the last bare prose piece that the reference's cut shortened.
+  let cutFrom: string | undefined;
   for (const m of msgs) {
     if (m.role !== 'assistant') continue;
     for (const part of m.content) {
@@ -43,7 +46,13 @@ export function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] 
           out.push({ cls: 'assistant', text: mark ? compactText(prose, mark, p.asstToks, 'clean') : cleanProse(prose, p.asstToks, { balance: true }) });
           continue;
         }
-        const text = mark ? compactText(part.text, mark, p.asstToks) : truncToksMid(pyStrip(part.text), p.asstToks);
+        if (mark) {
+          out.push({ cls: 'assistant', text: compactText(part.text, mark, p.asstToks) });
+          continue;
+        }
+        const src = pyStrip(part.text);
+        const text = truncToksMid(src, p.asstToks);
+        if (text !== src) cutFrom = src;
         out.push({ cls: 'assistant', text });
       } else if (part.type === 'tool_use') {
         out.push({ cls: 'calls', text: compactCall(part as ToolUsePart, p.callToks, p.profile) });
@@ -52,6 +61,9 @@ export function replyPieces(reply: string, p: Policy, mark: string, msgs: Msg[] 
       }
     }
   }
+  // A rendering that is one cut prose piece is tested next for being compacted already, which
+  // counts it (`isCompactedGiven`): its count comes from the cut text's pieces and seams here.
+  if (cutFrom !== undefined && out.length === 1) noteCount(out[0]!.text, lenToksLike(cutFrom, out[0]!.text));
   return out;
 }
 

@@ -26,12 +26,11 @@
  */
 import { pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
+import { assemble, assembledToks, EVIDENCE_CUT_MARK, JOIN, type Unit } from './evidence-count.js';
 import { hasUrlOrPath, pathSpans, urlSpans } from './evidence-scan.js';
 
 /** The mark put where lines (or the middle of a line) were removed. */
-export const EVIDENCE_CUT_MARK = ' … ';
-
-const JOIN = ' ¶ ';
+export { EVIDENCE_CUT_MARK };
 
 /** The smallest budget (tokens) cut by evidence; below it a result is middle-cut. */
 export const MIN_EVIDENCE = 16;
@@ -106,18 +105,6 @@ function spansOf(line: string): Array<[number, number]> {
   return out.sort((a, b) => a[0] - b[0]);
 }
 
-/** One piece a cut may keep: a whole line (or its middle cut), or a URL or path inside a line. */
-interface Unit {
-  line: number;
-  /** Offset of the piece in its line (0 for a whole line). */
-  start: number;
-  /** A whole line, cut or not (false: a span inside a line). */
-  whole: boolean;
-  text: string;
-  /** Tokens of `text`. */
-  tokens: number;
-}
-
 /** A text's lines, their keeping order and what is known of their lengths, kept across calls. */
 interface Prepared {
   lines: string[];
@@ -185,21 +172,6 @@ function lineSpans(p: Prepared, i: number): Array<{ start: number; text: string;
     p.spans[i] = s;
   }
   return s;
-}
-
-/** Join kept units (in text order) with `' ¶ '` between adjacent whole lines and the cut mark across gaps. */
-function assemble(prefix: string, lines: readonly string[], kept: readonly Unit[]): string {
-  let out = prefix;
-  for (let k = 0; k < kept.length; k++) {
-    const u = kept[k]!;
-    const prev = kept[k - 1];
-    if (prev === undefined) out += u.line > 0 || !u.whole ? EVIDENCE_CUT_MARK.trimStart() : '';
-    else out += u.whole && prev.whole && u.line === prev.line + 1 ? JOIN : EVIDENCE_CUT_MARK;
-    out += u.text;
-  }
-  const end = kept[kept.length - 1];
-  if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) out += EVIDENCE_CUT_MARK.trimEnd();
-  return out;
 }
 
 /** Options of {@link evidenceCut}. */
@@ -275,9 +247,12 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
   // Joints re-tokenise a little differently from the estimate: drop the latest-chosen pieces until it fits.
   for (;;) {
     if (kept.length === 0) return plain();
-    const out = assemble(prefix, lines, kept);
+    // Counted from the pieces' counts (only the start of each piece is encoded again).
+    const known = assembledToks(prefix, lines, kept);
     // A single kept piece is no better than the plain middle cut, which shows both ends.
-    if (lenToks(out) <= maxToks) return kept.length >= 2 ? out : plain();
+    if (known >= 0 ? known <= maxToks : lenToks(assemble(prefix, lines, kept)) <= maxToks) {
+      return kept.length >= 2 ? assemble(prefix, lines, kept) : plain();
+    }
     const drop = chosen.pop()!;
     kept.splice(kept.indexOf(drop), 1);
   }

@@ -142,7 +142,8 @@ function tailIds(f: Front, q: number, front: readonly number[], flen: number, b:
   let ends: number[] = [];
   let cums: number[] = [];
   let ids: number[] = [];
-  for (let win = Math.max(48, Math.ceil(1.1 * perTok * b) + 16); ; win = Math.ceil(1.5 * win)) {
+  let win = Math.max(16, Math.ceil(1.05 * perTok * b) + 4);
+  for (; ; win = Math.ceil(1.5 * win)) {
     const lo = n - win;
     const np = lo <= q ? q : syncPoint(s, lo, q);
     if (np < 0 || (np >= p && np !== q)) continue;
@@ -185,6 +186,10 @@ function tailIds(f: Front, q: number, front: readonly number[], flen: number, b:
       if (p === q && ids.length < b) ids = front.slice(Math.max(0, flen - (b - ids.length)), flen).concat(ids);
       return ids;
     }
+    // Too few ids: the next window is sized by the units per token of the end just encoded
+    // (the loop's step then widens it by half of that); at least by a quarter.
+    const have = cums.length > 0 ? cums[cums.length - 1]! : 0;
+    if (have > 0) win = Math.max(Math.ceil(1.25 * (n - p)), n - p + Math.ceil((1.1 * (n - p) * (b - have)) / have) + 4) / 1.5;
   }
 }
 

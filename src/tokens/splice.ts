@@ -260,6 +260,29 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
   return mid2 + c3;
 }
 
+/** Whether the last UTF-16 unit of `x` is white space to the pre-tokeniser (false for `''`). */
+export function endsInWs(x: string): boolean {
+  return x.length > 0 && isWs(x.charCodeAt(x.length - 1));
+}
+
+/**
+ * `lenToks(' ' + x)`, exactly, given `n === lenToks(x)`. The pieces of `x` from its first
+ * resynchronisation point `j` on are pieces of `' ' + x` too (a boundary in every scan, decided
+ * by the two characters around it), so only the pieces before `j` are encoded, with and without
+ * the space (each with a few characters after `j`, so its last piece is decided as in the whole).
+ */
+export function spacedToks(x: string, n: number): number {
+  const t = tbl();
+  const j = x.length > 2 * LOOK ? syncIn(x, 2, Math.min(x.length - LOOK, SYNC_SCAN)) : -1;
+  if (j > 0) {
+    const head = x.slice(0, j + LOOK);
+    const a = countTo(head, j, t, Number.MAX_SAFE_INTEGER);
+    const b = countTo(' ' + head, j + 1, t, Number.MAX_SAFE_INTEGER);
+    if (a >= 0 && b >= 0) return n - a + b;
+  }
+  return countAll(' ' + x, t, Number.MAX_SAFE_INTEGER);
+}
+
 /** The seam counts kept on `f` (see `SeamMemo`), made empty on first use. */
 function seamsOf(f: Front): SeamMemo {
   let m = f.seams;

@@ -70,10 +70,12 @@ describe('--min-saving and over-budget', () => {
     expect(t.out.startsWith('a-comp.ipynb: over-budget (summary of 5 cells)')).toBe(true);
   });
 
-  it('--min-saving 99% refuses a summary that saves less (not-shrinking, nothing written)', async () => {
+  it('--min-saving 99% refuses a summary that saves less (not-shrinking: the dialog written as it was)', async () => {
     const r = await run(['--strategy', 'summary', '--min-saving', '99%', '--json'], turns);
     const rec = JSON.parse(r.out.trim().split('\n')[0]!) as { status: string; reason: string };
-    expect([rec.status, rec.reason]).toEqual(['unchanged', 'not-shrinking']);
+    expect([rec.status, rec.reason]).toEqual(['written', 'not-shrinking']);
+    const cells = (JSON.parse(readFileSync(join(r.dir, 'a-comp.ipynb'), 'utf8')) as { cells: { id: string; source: string | string[] }[] }).cells;
+    expect(cells.map((c) => [c.id, Array.isArray(c.source) ? c.source.join('') : c.source])).toEqual(turns.map((t) => [t.id, t.source]));
   });
 
   it.each(['1', '100%', '-0.1', 'x'])('--min-saving %s is a usage error', async (v) => {

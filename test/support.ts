@@ -70,3 +70,50 @@ export function definitionalCut(s: string, k: number, mark = ' … '): string {
   const b = Math.floor(room / 2);
   return decToks([...ids.slice(0, a), ...m, ...(b > 0 ? ids.slice(ids.length - b) : [])]);
 }
+
+/**
+ * Texts at the pre-tokeniser's corners, for generated joins in the token suites: letters by
+ * case, contractions, digit runs, white space of every kind (\r\n, runs before letters and
+ * numbers, U+0085, U+2028, U+3000), punctuation with [\r\n/], fences, marks, CJK, astral letters
+ * and emoji, a lone surrogate, a long run and a URL.
+ */
+export const PIECE_UNITS: readonly string[] = [
+  'a',
+  'Z',
+  'word',
+  'Hello',
+  "'s",
+  "'re",
+  "'",
+  'ſ',
+  '7',
+  '12345',
+  '²',
+  ' ',
+  '   ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\n\n  ',
+  '\u00a0',
+  '\u2028',
+  '\u0085',
+  '\u3000',
+  '.',
+  '//',
+  '):',
+  '(',
+  '/',
+  '```',
+  '¶',
+  '…',
+  '\u0301',
+  '中文',
+  '東',
+  'é',
+  '😀',
+  '𝐀',
+  '\ud800',
+  'x'.repeat(20),
+  'https://example.org/a/b',
+];

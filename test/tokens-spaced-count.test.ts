@@ -10,44 +10,9 @@ import { assemble, assembledToks, type Unit } from '../src/dsl/evidence-count.js
 import { decToks, encToks, lenToks } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
 import { endsInWs, spacedToks } from '../src/tokens/splice.js';
-import { fcParams } from './support.js';
+import { fcParams, PIECE_UNITS } from './support.js';
 
-// Units at the pre-tokeniser's corners: letters by case, contractions, digit runs, white space
-// of every kind, punctuation with [\r\n/], marks, CJK, astral letters and emoji, a lone surrogate.
-const UNITS = [
-  'a',
-  'Z',
-  'word',
-  'Hello',
-  "'s",
-  "'",
-  'ſ',
-  '7',
-  '12345',
-  ' ',
-  '   ',
-  '\t',
-  '\n',
-  '\r\n',
-  '\u00a0',
-  '\u2028',
-  '\u0085',
-  '.',
-  '//',
-  '):',
-  '(',
-  '/',
-  '¶',
-  '…',
-  '\u0301',
-  '中文',
-  'é',
-  '😀',
-  '𝐀',
-  '\ud800',
-  'x'.repeat(20),
-  'https://example.org/a/b',
-];
+const UNITS = PIECE_UNITS;
 
 const text = (max: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...UNITS), { maxLength: max }).map((a) => a.join(''));
 

@@ -8,44 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
 import { asSplice, fitsToksLike, lenToksLike, spliceFits, spliceToks } from '../src/tokens/splice.js';
-import { definitionalCut, fcParams } from './support.js';
+import { definitionalCut, fcParams, PIECE_UNITS } from './support.js';
 
-// Units chosen to hit the pre-tokeniser's corners: letters by case, contractions, digit runs,
-// white space of every kind (\r\n, runs before letters and numbers), punctuation with [\r\n/],
-// marks, CJK, astral letters and emoji, a lone surrogate.
-const UNITS = [
-  'a',
-  'Z',
-  'word',
-  'Hello',
-  "'s",
-  "'re",
-  "'",
-  '7',
-  '12345',
-  ' ',
-  '   ',
-  '\t',
-  '\n',
-  '\r\n',
-  '\n\n  ',
-  '\u00a0',
-  '\u3000',
-  '.',
-  '//',
-  '):',
-  '/',
-  '```',
-  '\u0301',
-  '中文',
-  '東',
-  'é',
-  '😀',
-  '𝐀',
-  '\ud800',
-  '²',
-  '\u0085',
-];
+const UNITS = PIECE_UNITS;
 
 const text = (max: number): fc.Arbitrary<string> => fc.array(fc.constantFrom(...UNITS), { maxLength: max }).map((a) => a.join(''));
 

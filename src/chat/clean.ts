@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { isPyWhitespace } from '../python/index.js';
-import { isLineBreak, lineBreakLength, lineTable, scanLineFences } from './fences.js';
+import { isLineBreak, lineBreakLength, lineTable, lowerBound, scanLineFences } from './fences.js';
 import { THINK_END, THINK_START, TOOL_INFO, USAGE_INFO } from './format.js';
 import { convToolsKeeping, type WrittenBlocks } from './legacy-envelope.js';
 
@@ -95,18 +95,6 @@ function jsonZones(s: string): JsonZones {
     from = end;
   }
   return { strings, blocks };
-}
-
-/** Index of the first of `sorted` (ascending) that is >= `x` (`sorted.length` when none). */
-function lowerBound(sorted: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The next occurrence of `marker` at or after `from` that is not inside a JSON string of `z`. */

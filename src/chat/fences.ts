@@ -242,3 +242,15 @@ export function scanFences(text: string): Fence[] {
   const t = lineTable(text);
   return scanLineFences(t).fences.map((f) => toFence(t, f));
 }
+
+/** Index of the first of `sorted` (ascending) that is >= `x` (`sorted.length` when none). */
+export function lowerBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

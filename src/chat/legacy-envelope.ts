@@ -8,7 +8,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import { isJsonObject, isLosslessNumber, pyDumps, pyJsonNumber, pyStrip } from '../python/index.js';
 import { parseJsonFast } from '../python/json-fast.js';
-import { blankRange, isBlank, lineAt, lineTable, scanLineFences, type FenceScan, type LineFence, type Lines } from './fences.js';
+import { blankRange, isBlank, lineAt, lineTable, lowerBound, scanLineFences, type FenceScan, type LineFence, type Lines } from './fences.js';
 import { TOOL_INFO, USAGE_INFO } from './format.js';
 import { isLegacyToolRecord, legacyToCurrentRecord } from './tool-block.js';
 
@@ -84,13 +84,7 @@ class EnvelopeContext {
   /** First line at or after `i` that opens a (closed) fence (`n` if none). O(log n). */
   nextFence(i: number): number {
     const { opens } = this;
-    let lo = 0;
-    let hi = opens.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (opens[mid]! < i) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBound(opens, i);
     return lo < opens.length ? opens[lo]! : this.t.n;
   }
 

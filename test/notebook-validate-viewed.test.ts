@@ -174,19 +174,11 @@ function edit(d: Dialog, where: (typeof PLACES)[number], value: unknown, k: numb
       set(dialogWire(d).extra, 'top', value);
       break;
     case 'meta':
-      set(m.meta, 'k', value);
-      break;
     case 'meta-trusted':
-      set(m.meta, 'trusted', value);
-      break;
     case 'meta-skipped':
-      set(m.meta, 'skipped', value);
-      break;
     case 'meta-pinned':
-      set(m.meta, 'pinned', value);
-      break;
     case 'meta-solveit_ai':
-      set(m.meta, 'solveit_ai', value);
+      set(m.meta, where === 'meta' ? 'k' : where.slice('meta-'.length), value);
       break;
     case 'meta-whole':
       (m as { meta: unknown }).meta = value;

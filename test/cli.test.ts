@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -641,6 +642,26 @@ describe('dlg-compact on the demo dialog', () => {
     const none = cli(['--jobs', '2', 'a-comp.ipynb'], dir);
     expect(none).toEqual({ code: 0, stdout: 'a-comp.ipynb: skipped (an output of dlg-compact)\n', stderr: '' });
     expect(readdirSync(dir).sort()).toEqual(['a-comp.ipynb', 'a.ipynb', 'b.ipynb']);
+  });
+
+  it('--jobs 2 whose worker cannot load: this thread does the files it was given, exit 0', () => {
+    // A copy of the built command without its worker module (the bundle needs nothing else).
+    const pkg = tempDir();
+    cpSync(join(ROOT, 'dist', 'bin'), join(pkg, 'dist', 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist', 'tokens', 'o200k.table'), join(pkg, 'dist', 'tokens', 'o200k.table'));
+    cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+    rmSync(join(pkg, 'dist', 'bin', 'worker.js'));
+    const dir = tempDir();
+    for (const n of ['a', 'b', 'c', 'd']) copyFileSync(DEMO, join(dir, `${n}.ipynb`));
+    const r = spawnSync(process.execPath, [join(pkg, 'dist', 'bin', 'main.js'), '--no-progress', '--no-config', '--jobs', '2', '.'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(noSizes(r.stdout)).toBe(
+      ['a', 'b', 'c', 'd'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''),
+    );
   });
 
   it('an output whose parent is not a writable directory: a clear error naming it, exit 1', () => {

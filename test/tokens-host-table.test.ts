@@ -6,7 +6,8 @@
  * (dist/tokens/o200k.table) is checked against the decoded table when a build is present.
  * Cases that need a fresh tokenizer load a fresh copy of ranks.ts (one table per instance).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -54,6 +55,20 @@ describe('table file', () => {
     expect(readTableFile(file('ranks.table', damaged(24)))).toBeUndefined();
     expect(readTableFile(file('body.table', damaged(64 + 1_000_000)))).toBeUndefined();
     expect(readTableFile(file('tail.table', damaged(good.length - 1)))).toBeUndefined();
+  });
+
+  it('refuses a FIFO without waiting for a writer, and a header naming more than 64 MiB without reading it', () => {
+    const fifo = join(dir, 'fifo.table');
+    const made = spawnSync('mkfifo', [fifo]);
+    expect(made.status).toBe(0);
+    expect(readTableFile(fifo)).toBeUndefined();
+    // A sparse file as long as its header says (64 MiB + 1 byte of table), with a good header.
+    const big = join(dir, 'big.table');
+    const head = good.slice(0, 64);
+    new DataView(head.buffer).setUint32(12, 64 * 1024 * 1024 + 1, true);
+    writeFileSync(big, head);
+    truncateSync(big, 64 + 64 * 1024 * 1024 + 1);
+    expect(readTableFile(big)).toBeUndefined();
   });
 });
 

@@ -31,8 +31,9 @@ const OWN_IN_FLIGHT = 2;
  * while they load their modules, this thread loads its own (this module imports the library
  * only then) and reads the rank table, whose shared buffer is the first message each worker
  * gets: it adopts it instead of reading its own.
- * A worker that dies fails the files it held (at most {@link IN_FLIGHT}); the others go on,
- * and this thread takes what is left.
+ * A worker that dies while working fails the files it held (at most {@link IN_FLIGHT}); one
+ * that could not start (it never said it was ready) hands them to this thread; either way the
+ * others go on, and this thread takes what is left.
  */
 export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void, started?: StartedWorkers): Promise<void> {
   let next = 0;
@@ -47,6 +48,7 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
     new Promise<void>((done) => {
       const held = new Map<number, FileJob>();
       let finished = false;
+      let ready = false; // the worker has loaded its modules (worker.ts says so first)
       const finish = () => {
         if (finished) return;
         finished = true;
@@ -65,11 +67,26 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
       };
       const fail = (why: string) => {
         if (finished) return;
-        for (const job of held.values()) onResult({ index: job.index, path: job.path, error: `${job.name}: worker failed: ${why}` });
+        const back = [...held.values()];
         held.clear();
-        finish();
+        if (ready) {
+          // It died on these files: fail them (running them here might take this thread down too).
+          for (const job of back) onResult({ index: job.index, path: job.path, error: `${job.name}: worker failed: ${why}` });
+          finish();
+          return;
+        }
+        // It never started (its modules did not load): this thread does the files it was given.
+        finished = true;
+        void worker.terminate().catch(() => undefined);
+        void (async () => {
+          for (const job of back) onResult(await processFile(job));
+        })().then(done, done);
       };
-      worker.on('message', (r: FileResult) => {
+      worker.on('message', (r: FileResult | { ready: true }) => {
+        if ('ready' in r) {
+          ready = true;
+          return;
+        }
         held.delete(r.index);
         onResult(r);
         feed();

@@ -1,7 +1,7 @@
 /**
- * Entry of a worker thread of `--jobs N` (started by jobs.ts): adopts the rank table the main
- * thread shares (its first message, `{ table }`), then processes each job posted to it and
- * posts back its result.
+ * Entry of a worker thread of `--jobs N` (started by jobs.ts): says it is ready once loaded
+ * (`{ ready: true }`), adopts the rank table the main thread shares (its first message,
+ * `{ table }`), then processes each job posted to it and posts back its result.
  */
 import { parentPort } from 'node:worker_threads';
 import { useNodeHost } from '../host/node.js';
@@ -12,6 +12,8 @@ import { processFile } from './process-file.js';
 if (parentPort === null) throw new Error('dlg-compact: worker.js runs only as a worker thread');
 const port = parentPort;
 useNodeHost();
+// Loaded: from here on a failure is one of the files', not the worker's own.
+port.postMessage({ ready: true });
 port.on('message', (msg: FileJob | { table: ArrayBufferLike }) => {
   if ('table' in msg) {
     adoptTable(msg.table);

@@ -3,7 +3,9 @@
  * tokens/ranks.ts as the build writes it to `dist/tokens/o200k.table`, so a process reads a few
  * megabytes instead of decoding the packed table (SPEC §2 is unchanged: the same table, so the
  * same counts). A file that is missing, short, of another layout or rank data, or whose CRC-32
- * does not match, is not used; the caller then decodes the packed table.
+ * does not match, is not used; the caller then decodes the packed table. So is anything but a
+ * regular file (a FIFO is opened without blocking and refused), and a header of another layout
+ * or rank data, or naming more than {@link MAX_TABLE} bytes, before any of the body is read.
  *
  * File layout (integers little-endian):
  *   0  8 bytes  `o200ktab`
@@ -15,7 +17,7 @@
  *  56  8 bytes  0
  *  64  L bytes  the table buffer (tokens/ranks.ts `shareTable`)
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { TABLE_SHA256 } from '../tokens/o200k-data.js';
 import { TABLE_LAYOUT } from '../tokens/ranks.js';
@@ -23,6 +25,8 @@ import { TABLE_LAYOUT } from '../tokens/ranks.js';
 const MAGIC = 'o200ktab';
 /** Bytes before the table. */
 const HEADER = 64;
+/** The most table bytes a header may name (the o200k_base table takes 6.4 MB). */
+const MAX_TABLE = 64 * 1024 * 1024;
 
 /** The header that describes a table of `len` bytes whose CRC-32 is `crc`. */
 function header(len: number, crc: number): Uint8Array {
@@ -56,13 +60,18 @@ export function tableFileBytes(table: ArrayBufferLike): Uint8Array {
 export function readTableFile(path: string | URL): ArrayBufferLike | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
-    const size = fstatSync(fd).size;
-    if (size < HEADER) return undefined;
+    // Without blocking: opening a FIFO for reading would wait for a writer.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size < HEADER) return undefined;
+    const size = st.size;
     const head = new Uint8Array(HEADER);
     if (readSync(fd, head, 0, HEADER, 0) !== HEADER) return undefined;
     const len = new DataView(head.buffer).getUint32(12, true);
-    if (size !== HEADER + len) return undefined;
+    if (len > MAX_TABLE || size !== HEADER + len) return undefined;
+    // Everything but the CRC is checked before the body is read.
+    const expected = header(len, new DataView(head.buffer).getUint32(16, true));
+    for (let i = 0; i < HEADER; i++) if (head[i] !== expected[i]) return undefined;
     const buf = new SharedArrayBuffer(len);
     const body = new Uint8Array(buf);
     for (let at = 0; at < len; ) {

@@ -263,6 +263,7 @@ describe('the package', () => {
       expect(paths).toContain('dist/cli/main.js');
       expect(paths).toContain('dist/bin/main.js');
       expect(paths).toContain('dist/bin/worker.js');
+      expect(paths).toContain('dist/bin/package.json'); // the bundle is CommonJS
       expect(paths).toContain('dist/tokens/o200k.table');
       expect(paths).toContain('dist/index.d.ts');
       expect(paths).toContain('README.md');

@@ -17,20 +17,23 @@ export const CLI = join(ROOT, 'dist', 'bin', 'main.js');
 /** The rank table the build writes beside the tokenizer's modules. */
 export const BUILT_TABLE = join(ROOT, 'dist', 'tokens', 'o200k.table');
 
+/** The list of the bundle's recorded V8 code caches (src/host/code-cache.cts). */
+export const CODE_CACHE_MANIFEST = join(ROOT, 'dist', 'bin', 'code-cache.json');
+
 /**
- * Run the build (scripts/build.mjs: tsc, the rank table, the command's bundle) when any .ts
- * file under src/ is newer than its .js or than the bundle, or an output is missing; throws
- * when the build fails.
+ * Run the build (scripts/build.mjs: tsc, the rank table, the command's bundle and its code
+ * caches) when any .ts or .cts file under src/ is newer than its .js or .cjs or than the
+ * bundle, or an output is missing; throws when the build fails.
  */
 export function ensureBuilt(): void {
   const src = join(ROOT, 'src');
   const built = (p: string): number => (existsSync(p) ? statSync(p).mtimeMs : -1);
-  const bundle = Math.min(built(CLI), built(BUILT_TABLE));
+  const bundle = Math.min(built(CLI), built(BUILT_TABLE), built(CODE_CACHE_MANIFEST));
   const stale = (readdirSync(src, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.ts'))
+    .filter((f) => f.endsWith('.ts') || f.endsWith('.cts'))
     .some((f) => {
       const t = statSync(join(src, f)).mtimeMs;
-      return built(join(ROOT, 'dist', f.replace(/\.ts$/, '.js'))) < t || bundle < t;
+      return built(join(ROOT, 'dist', f.replace(/\.ts$/, '.js').replace(/\.cts$/, '.cjs'))) < t || bundle < t;
     });
   if (stale) {
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });

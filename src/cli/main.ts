@@ -222,10 +222,14 @@ function invokedAsProgram(): boolean {
   }
 }
 
-if (invokedAsProgram()) {
-  // A closed pipe (`dlg-compact ... | head -1`) silences standard output but never stops the
-  // run half-way: the files still get written and the exit status says how they went. Other
-  // write errors on standard output (a full disk) are reported like any file error.
+/**
+ * Run the command as the process's program: `main` on `process.argv`, its exit status as the
+ * process's. A closed pipe (`dlg-compact ... | head -1`) silences standard output but never
+ * stops the run half-way: the files still get written and the exit status says how they went.
+ * Other write errors on standard output (a full disk) are reported like any file error. Called
+ * by the package's launcher (`dist/bin/main.js`) and when this module is run directly.
+ */
+export function runAsProgram(): void {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') {
       process.stdout.write = (() => true) as typeof process.stdout.write;
@@ -238,3 +242,5 @@ if (invokedAsProgram()) {
     process.exitCode = code;
   });
 }
+
+if (invokedAsProgram()) runAsProgram();

@@ -1,8 +1,8 @@
 // Benchmark of dialog compaction on the built library (dist/): for the conformance dialogs
 // together (../shared/conformance/dialogs, when present) and for one generated ~20 MB dialog,
-// the wall time of read + flat document + write, and of read + in-place compaction + write,
-// each as a ratio to plain JSON.parse + JSON.stringify of the same bytes; then this process's
-// peak resident memory. Both profiles (clean, reference) are timed. With `--against DIR` (the
+// the time of read + flat document + write, and of read + in-place compaction + write, each as
+// a ratio to plain JSON.parse + JSON.stringify of the same bytes timed in the same rounds (CPU
+// time, and wall time in brackets); then this process's peak resident memory. Both profiles (clean, reference) are timed. With `--against DIR` (the
 // root of another built checkout) the same runs are timed there too, in the same process.
 // Usage: node scripts/bench-compact.mjs [corpus|generated] [sizeMB=20] [--against DIR]
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,35 +21,43 @@ const which = argv[0] ?? 'corpus';
 const sizeMB = Number(argv[1] ?? 20);
 
 /**
- * Median of `rounds` timed runs after one warm-up run, as CPU time of this process (ms; stable
- * on a shared machine, where wall time also counts other processes) and wall time. With several
- * functions (this checkout and the one of `--against`), the runs alternate between them, so a
- * change of load on the machine affects both alike.
+ * Timed rounds after one warm-up run of each function, as CPU time of this process (ms; stable
+ * on a shared machine, where wall time also counts other processes) and wall time. The
+ * functions run alternately in each round, every other round in reverse order, so a change of
+ * load or clock speed on the machine affects all alike; `fns[0]` is the yardstick, and each
+ * other function's ratio is taken within each round and reported as the median of those.
+ * Returns per function the median CPU and wall time and the median per-round CPU and wall
+ * ratios to `fns[0]`.
  */
-function timeAll(fns, rounds = fns.length > 1 ? 6 : 5) {
+function timeAll(fns, rounds = 9) {
   for (const fn of fns) fn();
   const cpu = fns.map(() => []);
   const wall = fns.map(() => []);
+  const ratio = fns.map(() => []);
+  const wallRatio = fns.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    // Every other round in reverse order, so neither function always runs after the other.
     const order = fns.map((_, k) => k);
     if (i % 2 === 1) order.reverse();
+    const round = [];
+    const roundWall = [];
     for (const k of order) {
       const fn = fns[k];
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       fn();
-      wall[k].push(performance.now() - t0);
+      roundWall[k] = performance.now() - t0;
+      wall[k].push(roundWall[k]);
       const c = process.cpuUsage(c0);
-      cpu[k].push((c.user + c.system) / 1000);
+      round[k] = (c.user + c.system) / 1000;
+      cpu[k].push(round[k]);
+    }
+    for (let k = 0; k < fns.length; k++) {
+      ratio[k].push(round[k] / round[0]);
+      wallRatio[k].push(roundWall[k] / roundWall[0]);
     }
   }
   const med = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
-  return fns.map((_, k) => ({ cpu: med(cpu[k]), wall: med(wall[k]) }));
-}
-
-function time(fn, rounds = 5) {
-  return timeAll([fn], rounds)[0];
+  return fns.map((_, k) => ({ cpu: med(cpu[k]), wall: med(wall[k]), ratio: med(ratio[k]), wallRatio: med(wallRatio[k]) }));
 }
 
 async function inputs() {
@@ -70,10 +78,10 @@ if (!items) {
 const totalBytes = items.reduce((a, x) => a + x.bytes.length, 0);
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-// The yardstick gets the same bytes: decode, parse, stringify.
-const tJson = time(() => {
+// The yardstick gets the same bytes: decode, parse, stringify; it runs in every round.
+const yardstick = () => {
   for (const x of items) JSON.stringify(JSON.parse(decoder.decode(x.bytes)), null, 1);
-});
+};
 
 function tasks(L) {
   const flat = (profile) => () => {
@@ -96,21 +104,27 @@ const mineTasks = tasks(lib);
 const theirTasks = other ? tasks(other) : null;
 const mine = {};
 const theirs = other ? {} : null;
+const floors = [];
+const floorWalls = [];
 for (const key of Object.keys(mineTasks)) {
-  const [a, b] = timeAll(theirTasks ? [mineTasks[key], theirTasks[key]] : [mineTasks[key]]);
+  const [j, a, b] = timeAll(theirTasks ? [yardstick, mineTasks[key], theirTasks[key]] : [yardstick, mineTasks[key]]);
+  floors.push(j.cpu);
+  floorWalls.push(j.wall);
   mine[key] = a;
-  if (theirs) theirs[key] = b;
+  if (theirs) theirs[key] = { ...b, vsMine: a.cpu / b.cpu };
 }
+const median = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const tJson = { cpu: median(floors), wall: median(floorWalls) };
 const mb = (totalBytes / 1e6).toFixed(1);
 const row = (label, key, target) => {
   const t = mine[key];
-  let line = `${label.padEnd(46)} cpu ${t.cpu.toFixed(0).padStart(6)} ms  wall ${t.wall.toFixed(0).padStart(6)} ms  ${(t.cpu / tJson.cpu).toFixed(2).padStart(5)}x the JSON floor`;
+  let line = `${label.padEnd(46)} cpu ${t.cpu.toFixed(0).padStart(6)} ms  wall ${t.wall.toFixed(0).padStart(6)} ms  ${t.ratio.toFixed(2).padStart(5)}x the JSON floor (wall ${t.wallRatio.toFixed(2)}x)`;
   if (target) line += ` (target <= ${target}x)`;
-  if (theirs) line += `; ${against}: ${(theirs[key].cpu / tJson.cpu).toFixed(2)}x (this / that ${(t.cpu / theirs[key].cpu).toFixed(2)})`;
+  if (theirs) line += `; ${against}: ${theirs[key].ratio.toFixed(2)}x (this / that ${(t.ratio / theirs[key].ratio).toFixed(2)})`;
   console.log(line);
 };
 console.log(
-  `${which}: ${items.length} dialog(s), ${mb} MB; ratios of CPU time, medians of ${other ? '6 warm runs alternating between the two checkouts' : '5 warm runs'}`,
+  `${which}: ${items.length} dialog(s), ${mb} MB; CPU time, medians of 9 warm rounds, each timing the JSON floor and ${other ? 'both checkouts' : 'the task'} alternately; a ratio is the median of the per-round ratios to that round's floor`,
 );
 console.log(
   `${'UTF-8 decode + JSON.parse + stringify'.padEnd(46)} cpu ${tJson.cpu.toFixed(0).padStart(6)} ms  wall ${tJson.wall.toFixed(0).padStart(6)} ms   1.00x the JSON floor`,

@@ -26,6 +26,7 @@
  */
 import { pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
+import { fitsToksFront } from '../tokens/budget.js';
 import { assemble, assembledToks, EVIDENCE_CUT_MARK, JOIN, type Unit } from './evidence-count.js';
 import { hasUrlOrPath, pathSpans, urlSpans } from './evidence-scan.js';
 
@@ -151,12 +152,12 @@ function prepared(text: string, prefix: string): Prepared {
   return p;
 }
 
-/** `min(lenToks(line), cap)`, counting no further than the cap needs. */
+/** `min(lenToks(line), cap)`, counting no further than the cap needs (and recording what it learns in `p.len`). */
 function capLen(p: Prepared, i: number, cap: number): number {
   const known = p.len[i];
   if (known !== undefined && (known >= 0 || -known >= cap)) return known >= 0 ? Math.min(known, cap) : cap;
   const line = p.lines[i]!;
-  if (fitsToks(line, cap)) {
+  if (fitsToksFront(line, cap)) {
     p.len[i] = lenToks(line);
     return p.len[i]!;
   }
@@ -180,6 +181,11 @@ export interface EvidenceCutOptions {
   prefix?: string;
   /** The middle cut used for a long line and for the fallback; default `truncToksMid`. */
   cut?: (s: string, maxToks: number) => string;
+  /**
+   * The same cut with the token count of its result (`tokens === lenToks(text)`), used for a
+   * long line when given, so the cut line is not counted again.
+   */
+  countedCut?: (s: string, maxToks: number) => { text: string; tokens: number };
 }
 
 /**
@@ -195,6 +201,7 @@ export interface EvidenceCutOptions {
 export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOptions = {}): string {
   const prefix = opts.prefix ?? '> ';
   const cut = opts.cut ?? truncToksMid;
+  const countedCut = opts.countedCut;
   if (maxToks <= 0) return '';
   const prep = prepared(text, prefix);
   const { lines, whole } = prep;
@@ -230,7 +237,9 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
       continue;
     }
     const n = capLen(prep, i, lineCap);
-    const fits = n < lineCap || fitsToks(line, lineCap);
+    // capLen has left in prep.len the line's exact count, or minus a cap of at least lineCap it exceeds.
+    const known = prep.len[i]!;
+    const fits = known >= 0 && known <= lineCap;
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
     if (!fits && spanning) {
@@ -240,8 +249,13 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
     }
     // A cut line has at most lineCap tokens: cut it only when that much is left.
     if (used + n + 1 > maxToks) continue;
-    const t = fits ? line : cut(line, lineCap);
-    take({ line: i, start: 0, whole: true, text: t, tokens: fits ? n : lenToks(t) });
+    if (fits) {
+      take({ line: i, start: 0, whole: true, text: line, tokens: n });
+      continue;
+    }
+    const c = countedCut ? countedCut(line, lineCap) : undefined;
+    const t = c ? c.text : cut(line, lineCap);
+    take({ line: i, start: 0, whole: true, text: t, tokens: c ? c.tokens : lenToks(t) });
   }
   const kept = [...chosen].sort((a, b) => a.line - b.line || a.start - b.start);
   // Joints re-tokenise a little differently from the estimate: drop the latest-chosen pieces until it fits.

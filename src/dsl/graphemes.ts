@@ -8,7 +8,7 @@
  */
 import { fitsToks, lenToks } from '../tokens/index.js';
 import { midCutParts, type CutParts } from '../tokens/budget.js';
-import { spliceFits } from '../tokens/splice.js';
+import { OVER, spliceCount } from '../tokens/splice.js';
 
 let segmenterMade: Intl.Segmenter | undefined;
 /** The grapheme segmenter, made on first use: making one loads the engine's break rules (milliseconds). */
@@ -99,10 +99,15 @@ function commonSuffix(a: string, b: string, max: number): number {
   return i;
 }
 
-/** A middle cut as spans of the text: keep `s.slice(0, head)` and `s.slice(tail)`. */
+/**
+ * A middle cut as spans of the text: keep `s.slice(0, head)` and `s.slice(tail)`; `tokens` is
+ * the count of `s.slice(0, head) + mark + s.slice(tail)` when the fit check counted it (a cut
+ * short enough to fit by its length is not counted: -1).
+ */
 export interface CutSpans {
   head: number;
   tail: number;
+  tokens: number;
 }
 
 /**
@@ -147,9 +152,10 @@ export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k
     const head = graphemeFloor(s, h);
     const tail = Math.max(head, graphemeCeil(s, t));
     // The joined text counted from the pieces of s already encoded: only its seams are encoded.
-    if (spliceFits(s, head, mark, tail, maxToks)) return { head, tail };
+    const tokens = spliceCount(s, head, mark, tail, maxToks);
+    if (tokens !== OVER) return { head, tail, tokens };
   }
-  return { head: 0, tail: s.length };
+  return { head: 0, tail: s.length, tokens: -1 };
 }
 
 /**
@@ -186,6 +192,23 @@ function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) 
   if (spans === null) return s;
   if (spans.head === 0 && spans.tail === s.length) return markWithin(mark, maxToks);
   return s.slice(0, spans.head) + mark + s.slice(spans.tail);
+}
+
+/**
+ * {@link cleanTruncMid} with the token count of its result: `{ text, tokens }` where
+ * `tokens === lenToks(text)`, taken from the cut's fit check where it counted the text.
+ */
+export function cleanTruncMidCounted(s: string, maxToks: number, mark = ' … '): { text: string; tokens: number } {
+  if (maxToks <= 0) return { text: '', tokens: 0 };
+  const spans = cutSpans(s, maxToks, mark);
+  let text: string;
+  if (spans === null) text = s;
+  else if (spans.head === 0 && spans.tail === s.length) text = markWithin(mark, maxToks);
+  else {
+    text = s.slice(0, spans.head) + mark + s.slice(spans.tail);
+    if (spans.tokens >= 0) return { text, tokens: spans.tokens };
+  }
+  return { text, tokens: lenToks(text) };
 }
 
 /**

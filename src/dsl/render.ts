@@ -18,9 +18,10 @@ import { BudgetError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolUsePart } from '../chat/message.js';
 import { cpLen, jsonKeys, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/index.js';
 import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
+import { fitsToksFront } from '../tokens/budget.js';
 import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
-import { cleanMidCuts, cleanTruncMid } from './graphemes.js';
+import { cleanMidCuts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
 import { cleanProse } from './clean-text.js';
 import { evidenceCut } from './evidence-cut.js';
 import { isMediaMarker, markBinaryRuns } from './media.js';
@@ -184,14 +185,15 @@ export function compactResult(s: string, maxToks: number, profile: Profile = 're
   if (keep) return res;
   // Clean profile: a result over its budget keeps its evidence lines (evidence-cut.ts).
   if (profile === 'clean') {
-    if (fitsToks(res, maxToks)) return res;
+    // Decided from the front alone: the evidence cut below counts lines, not the text's end.
+    if (fitsToksFront(res, maxToks)) return res;
     // A leading media marker line (the clean view of binary outputs) is kept whole when it fits.
     const nl = t.indexOf('\n');
     const lead = nl < 0 ? '' : t.slice(0, nl);
     if (isMediaMarker(lead) && fitsToks(`> ${lead} ¶ `, maxToks - 4)) {
-      return evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid });
+      return evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid, countedCut: cleanTruncMidCounted });
     }
-    return evidenceCut(t, maxToks, { cut: cleanTruncMid });
+    return evidenceCut(t, maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted });
   }
   return truncToksMid(res, maxToks);
 }

@@ -7,7 +7,8 @@
  * for giant pieces. A piece holding runs of 3-byte characters (Han, Kana, Hangul) is first cut at
  * the boundaries no token can straddle (split.ts) and its segments merged on their own, from a
  * cache of segments and of single characters.
- * Merged pieces are cached. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
+ * Merged pieces are cached; an ASCII piece of up to four characters that is a token is looked up
+ * from its characters without copying its bytes. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
  */
 import { NONE, hashBytes, probe, rankOf, shortGet, type Table } from './ranks.js';
 import { pieceEnd } from './pretokenize.js';
@@ -465,10 +466,29 @@ function mergeSegment(p: Uint8Array, a: number, b: number, t: Table, out: number
  * piece which is itself a token is one token): appended to `out` when given. Returns the count.
  */
 export function encodePiece(s: string, start: number, end: number, t: Table, out: number[] | null): number {
-  if (end - start === 1) {
-    const c = s.charCodeAt(start);
-    if (c < 0x80) {
-      if (out) out.push(t.byte1[c]!);
+  const units = end - start;
+  if (units <= 4) {
+    // An ASCII piece of up to 4 characters that is a token is looked up from its characters
+    // (its bytes), without copying them; other short pieces go the usual way.
+    const c0 = s.charCodeAt(start);
+    if (units === 1 && c0 < 0x80) {
+      if (out) out.push(t.byte1[c0]!);
+      return 1;
+    }
+    const c1 = s.charCodeAt(start + 1);
+    let whole = NONE;
+    if (units === 2) {
+      if ((c0 | c1) < 0x80) whole = t.pair2[(c0 << 8) | c1]!;
+    } else if (units === 3) {
+      const c2 = s.charCodeAt(start + 2);
+      if ((c0 | c1 | c2) < 0x80) whole = shortGet(t.short3, (c0 << 16) | (c1 << 8) | c2);
+    } else if (units === 4) {
+      const c2 = s.charCodeAt(start + 2);
+      const c3 = s.charCodeAt(start + 3);
+      if ((c0 | c1 | c2 | c3) < 0x80) whole = shortGet(t.short4, (c0 << 24) | (c1 << 16) | (c2 << 8) | c3);
+    }
+    if (whole !== NONE) {
+      if (out) out.push(whole);
       return 1;
     }
   }
@@ -503,7 +523,6 @@ export function encodePiece(s: string, start: number, end: number, t: Table, out
   }
   if (n <= 4) h = hashBytes(p, 0, n);
   const slot = (h >>> 20) & (CACHE_SLOTS - 1);
-  const units = end - start;
   const key = cacheKeys[slot];
   let ids: readonly number[] | undefined;
   if (key !== undefined && key.length === units) {

@@ -52,6 +52,25 @@ export function fitsByLength(s: string, n: number, maxToks: number): boolean {
 export function fitsToks(s: string, maxToks: number): boolean {
   checkText(s, 'fitsToks');
   checkBudget(maxToks, 'fitsToks');
+  return fitsFrom(s, maxToks, true);
+}
+
+/**
+ * {@link fitsToks} for a caller that will not cut `s` when it does not fit: the text is encoded
+ * from the front only (its end is not encoded for a cut), which decides a text over the budget
+ * with the fewest pieces, about `maxToks + 1` tokens' worth. Shares the fronts of `fitsToks`.
+ * @param s the text. @param maxToks budget in tokens (an integer; a negative budget never fits).
+ * @returns true when `s` has at most `maxToks` tokens.
+ * @throws InvalidArgumentError as {@link fitsToks}.
+ */
+export function fitsToksFront(s: string, maxToks: number): boolean {
+  checkText(s, 'fitsToksFront');
+  checkBudget(maxToks, 'fitsToksFront');
+  return fitsFrom(s, maxToks, false);
+}
+
+/** The check of {@link fitsToks}; `ends` says whether the text's end may settle it (see the module comment). */
+function fitsFrom(s: string, maxToks: number, ends: boolean): boolean {
   if (maxToks < 0) return false;
   const n = s.length;
   if (fitsByLength(s, n, maxToks)) return true;
@@ -62,7 +81,7 @@ export function fitsToks(s: string, maxToks: number): boolean {
   const f: Front = maxToks > FRONT_MAX_IDS ? privateFront(s) : frontOf(s);
   const ids = f.ids;
   if (ids.length > maxToks || f.over >= maxToks) return false;
-  let tried = false;
+  let tried = !ends;
   for (let pos = f.pos; pos < n; ) {
     if (ids.length + 3 * (n - pos) <= maxToks) return true;
     const rec = f.rec;
@@ -79,7 +98,12 @@ export function fitsToks(s: string, maxToks: number): boolean {
       if (d >= 0) return d === 0;
     }
     const end = pieceEnd(s, pos);
-    if (ids.length + minTokens(end - pos, t) > maxToks) return false;
+    const least = ids.length + minTokens(end - pos, t);
+    if (least > maxToks) {
+      // Known to be over without merging the piece: say so for the next check of this text.
+      if (least - 1 > f.over) f.over = least - 1;
+      return false;
+    }
     encodePiece(s, pos, end, t, ids);
     f.pos = pos = end;
     f.ends.push(end);

@@ -196,6 +196,9 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
       if (q1 > 0) {
         const lower = f.cums[lastAtMost(f.ends, q1)]! - fj0 + endSpan(s, endRecord(f, limit, t), suf);
         if (lower > limit) return lower;
+        // It may fit: the front needs to reach only the record's start, not the end again.
+        const c = wholeByRecord(f, j0, fj0, pre, suf, limit, t);
+        if (c >= 0) return c;
       }
     }
     extendFront(f, reach, limit + fj0, t);
@@ -260,6 +263,59 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
   return mid2 + c3;
 }
 
+/**
+ * `lenToks(pre + s + suf)` (a count above `limit` may be any number above it) from the front up
+ * to the start of the record of the text's end (`f.rec`) and the record itself, or -1 when they
+ * do not allow it. The record starts at a resynchronisation point, a piece boundary in every
+ * scan, so the front's pieces up to it (from `j0`, see {@link spliceToks}) and the record's up to
+ * a piece end {@link MARGIN} units before the end are pieces of the whole; only the prefix's seam
+ * and the text's last units with `suf` are encoded besides.
+ */
+function wholeByRecord(f: Front, j0: number, fj0: number, pre: string, suf: string, limit: number, t: Table): number {
+  const s = f.s;
+  const n = s.length;
+  const rec = f.rec;
+  if (rec === undefined || rec.from < f.pos || rec.from + MARGIN > n || rec.from < j0 + LOOK + MARGIN) return -1;
+  // Stopped short (past the limit, or a huge front): the usual way decides.
+  extendFront(f, rec.from, limit + fj0, t);
+  if (f.pos !== rec.from) return -1;
+  let known = f.ids.length - fj0;
+  if (known > limit) return known;
+  if (pre !== '') {
+    const c1 = preSeam(f, pre, j0, limit - known, t);
+    if (c1 < 0) return -1;
+    known += c1;
+    if (known > limit) return known;
+  }
+  let e = n;
+  if (suf !== '') {
+    e = stableEnd(s, rec.ends, n - MARGIN, rec.from);
+    if (e < 0) e = rec.from;
+  }
+  const re = cumAt(rec.ends, rec.cums, rec.from, e);
+  if (re < 0) return -1;
+  known += re;
+  if (known > limit) return known;
+  return known + countAll(s.slice(e) + suf, t, limit - known);
+}
+
+/**
+ * Tokens of `pre + s[0, j0)` in `pre + s` (`j0` a resynchronisation point of `s`), from the
+ * front's seam memo when it holds them; a number above `budget` once they exceed it, -1 when no
+ * piece ends at `j0` there.
+ */
+function preSeam(f: Front, pre: string, j0: number, budget: number, t: Table): number {
+  const m = seamsOf(f);
+  if (m.pre === pre && m.j0 === j0 && m.c1 !== -2) return m.c1;
+  const c1 = countTo(pre + f.s.slice(0, j0 + LOOK), pre.length + j0, t, budget);
+  if (c1 <= budget) {
+    m.pre = pre;
+    m.j0 = j0;
+    m.c1 = c1;
+  }
+  return c1;
+}
+
 /** Whether the last UTF-16 unit of `x` is white space to the pre-tokeniser (false for `''`). */
 export function endsInWs(x: string): boolean {
   return x.length > 0 && isWs(x.charCodeAt(x.length - 1));
@@ -301,6 +357,21 @@ export function spliceFits(s: string, head: number, mid: string, tail: number, m
   if (maxToks < 0) return false;
   if (byLength(s, head, mid, tail, maxToks, pre, suf)) return true;
   return spliceToks(s, head, mid, tail, maxToks, pre, suf) <= maxToks;
+}
+
+/** What {@link spliceCount} returns for a splice over its budget. */
+export const OVER = -2;
+
+/**
+ * `lenToks(pre + s.slice(0, head) + mid + s.slice(tail) + suf)` when it is at most `maxToks`
+ * ({@link spliceFits} with the count it makes): the count, -1 when the splice fits by its
+ * length alone (not counted), {@link OVER} when it does not fit.
+ */
+export function spliceCount(s: string, head: number, mid: string, tail: number, maxToks: number, pre = '', suf = ''): number {
+  if (maxToks < 0) return OVER;
+  if (byLength(s, head, mid, tail, maxToks, pre, suf)) return -1;
+  const n = spliceToks(s, head, mid, tail, maxToks, pre, suf);
+  return n <= maxToks ? n : OVER;
 }
 
 /** Whether the splice has at most `maxToks` UTF-8 bytes (so at most that many tokens). */

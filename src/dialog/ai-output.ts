@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import { isJsonMime } from './cells.js';
 import { NotALiteralError, isJsonObject, isLosslessNumber, literalEval, pyStr, pyStrValue, pyTruthy as truthy } from '../python/index.js';
+import { mayBeLiteral } from '../python/literal-eval.js';
 import type { Profile } from '../dsl/profile.js';
 import { base64Size, htmlText, mediaMarker, utf8Size } from '../dsl/media.js';
 
@@ -330,9 +331,12 @@ export function renderOutputsAi(outputs: readonly unknown[], profile: Profile = 
  * literal check gives up at the first token that cannot belong to a literal.
  */
 export function aiOutput(outputs: readonly unknown[], profile: Profile = 'reference'): string {
+  if (Array.isArray(outputs) && outputs.length === 0) return '';
   const text = renderOutputsAi(outputs, profile);
-  // Most outputs are not literals, and the parser says so by throwing; capturing a stack trace
-  // for each of those throws dominated the cost of this function, so none is captured here.
+  // Most texts that are not literals are told by their first token, without a throw.
+  if (!mayBeLiteral(text)) return text;
+  // For the others the parser says so by throwing; capturing a stack trace for each of those
+  // throws dominated the cost of this function, so none is captured here.
   const E = Error as { stackTraceLimit?: number };
   const limit = E.stackTraceLimit;
   E.stackTraceLimit = 0;

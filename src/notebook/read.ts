@@ -19,6 +19,7 @@ import { Message } from '../dialog/message.js';
 import { cellWire, dialogWire, type FlagValues } from '../dialog/wire-state.js';
 import { InvalidArgumentError, JsonParseError, NotebookError } from '../errors.js';
 import { isJsonObject, isLosslessNumber, parseJson, pyNumberKind, pyTruthy } from '../python/index.js';
+import { decodeUtf8 } from '../python/utf8.js';
 import { parseNotebookJson, setOwn } from './json-text.js';
 
 export interface ReadOptions {
@@ -294,7 +295,7 @@ export function readsIpynbBytes(bytes: Uint8Array, name = '<bytes>', opts: ReadO
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    text = decodeUtf8(bytes);
   } catch (e) {
     const at = firstInvalidUtf8(bytes);
     const err = new NotebookError(`not valid UTF-8${at >= 0 ? ` (bad byte sequence at byte offset ${at})` : ''}`, name);

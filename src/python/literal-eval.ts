@@ -398,6 +398,48 @@ export function literalEval(text: string): PyValue {
   return v;
 }
 
+/**
+ * Characters below U+0080 other than ASCII letters and `_` that can begin the text
+ * `literalEval` lexes (after its leading spaces and tabs): a line break (`\n`, `\r`), a form
+ * feed, `#`, a backslash (line continuation), a digit, `.`, a quote, an opening bracket and a
+ * sign. Text beginning with any other one fails on its first token.
+ */
+const LITERAL_START = new Uint8Array(128);
+for (const c of '\n\f\r#\\0123456789.\'"([{+-') LITERAL_START[c.charCodeAt(0)] = 1;
+
+function isAsciiIdentChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/**
+ * Whether {@link literalEval} can accept `text`, decided from its first token without building
+ * an error: `false` only where `literalEval` surely throws `NotALiteralError` — the text is
+ * empty after its leading spaces and tabs, begins with a character no literal begins with
+ * (`<`, `` ` ``, `|`, `/`, …), or begins with an ASCII name other than `True`, `False`, `None`
+ * and `set` that is not a string prefix before a quote (and not followed by a non-ASCII
+ * identifier character). `true` means only that the parse must decide. Constant time but for
+ * the first name.
+ */
+export function mayBeLiteral(text: string): boolean {
+  const n = text.length;
+  let i = 0;
+  let c = text.charCodeAt(0);
+  while (c === C_SP || c === C_TAB) c = text.charCodeAt(++i);
+  if (i >= n) return false;
+  if (c >= 128) return true;
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
+    let e = i + 1;
+    while (e < n && isAsciiIdentChar(text.charCodeAt(e))) e++;
+    const after = text.charCodeAt(e);
+    if (after >= 128 || after === 39 || after === 34) return true;
+    const len = e - i;
+    if (len === 3) return text.startsWith('set', i);
+    if (len === 4) return text.startsWith('True', i) || text.startsWith('None', i);
+    return len === 5 && text.startsWith('False', i);
+  }
+  return LITERAL_START[c] === 1;
+}
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function isWellFormed(s: string): boolean {

@@ -4,7 +4,8 @@
  * `--output-dir`, or `-o`), and refuse to write over an input of the same run or to write
  * one output for two inputs.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { describeFileError } from '../notebook/file-errors.js';
@@ -250,7 +251,16 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
   return planned;
 }
 
-/** The real path of `p` (symlinks resolved), or `p` itself when it does not exist. */
+/**
+ * The real path of `p` (symlinks resolved), or `p` itself when it does not exist. Asked
+ * directly (the system's realpath, as `fs.promises.realpath` asks it in the thread pool): the
+ * planner asks it two or three times per input, one after the other, and a round trip through
+ * the pool costs more than the call.
+ */
 async function realOrSelf(p: string): Promise<string> {
-  return realpath(p).catch(() => p);
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }

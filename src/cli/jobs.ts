@@ -3,26 +3,101 @@
  * This thread has loaded the library already and decodes the rank table for its own work, so
  * on N cores it works too rather than wait: each worker costs a module load and a warm-up of
  * its own, which on small files is a good part of the work.
+ *
+ * Every thread takes its next job itself from one list, by a shared counter: no thread waits
+ * for another to hand it work (this thread, busy with a file of its own, would answer late),
+ * and a thread that is slower (a worker still warming up) simply takes fewer files.
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileJob, FileResult } from './job.js';
+import type { ProcessHooks } from './process-file.js';
 
 /** The worker thread's module (worker.ts, built next to this one). */
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 /**
- * Jobs a worker holds at once: the one it works on and the next, so that it never waits for
- * this thread (busy with a file of its own) to hand it more.
+ * Files each thread reads and compacts at once: while one waits for the file system, the
+ * other's work runs. A file whose output is being written (the temporary file created, flushed
+ * to the disk, renamed) no longer counts: each thread holds up to {@link LANES} files, so that
+ * the disk's waits, which on a busy disk are longer than a small file's work, never leave it
+ * idle, while its memory stays that of two files. Reports still print in input order.
  */
-const IN_FLIGHT = 2;
+export const IN_FLIGHT = 2;
+
+/** Files a thread holds at once, the ones whose outputs are being written included. */
+export const LANES = 6;
 
 /**
- * Files this thread works on at once: while one waits for the disk (reading, the flush and
- * rename of an atomic write), the other's work runs. Reports still print in input order.
+ * Process the jobs that `take` hands out (until it gives `undefined`) on this thread, passing
+ * each result to `report` in completion order: {@link LANES} lanes, of which at most
+ * {@link IN_FLIGHT} read and compact a file at a time (see {@link ProcessHooks}). Between
+ * files a lane lets the thread's other events in (a worker's messages).
  */
-const OWN_IN_FLIGHT = 2;
+export async function runLanes(
+  take: () => FileJob | undefined,
+  report: (r: FileResult) => void,
+  process: (job: FileJob, hooks: ProcessHooks) => Promise<FileResult>,
+): Promise<void> {
+  let working = 0;
+  const queue: (() => void)[] = [];
+  const enter = async () => {
+    while (working >= IN_FLIGHT) await new Promise<void>((go) => queue.push(go));
+    working++;
+  };
+  const leave = () => {
+    working--;
+    queue.shift()?.();
+  };
+  const lane = async () => {
+    for (;;) {
+      await enter();
+      const job = take();
+      if (job === undefined) {
+        leave();
+        return;
+      }
+      let left = false;
+      const done = () => {
+        if (left) return;
+        left = true;
+        leave();
+      };
+      const r = await process(job, { writing: done });
+      done();
+      report(r);
+      await new Promise<void>((go) => setImmediate(go));
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, lane));
+}
+
+/**
+ * The shared list of a run, as a worker gets it (its second message, after the rank table):
+ * the jobs, and the claims that hand them out. `claims[0]` is the next job to take (each
+ * thread adds 1 and takes the job at the old value, until it passes the last); `claims[1 + i]`
+ * is the worker that took job `i` (its `worker` number, from 1; 0 for this thread or not taken).
+ */
+export interface SharedJobs {
+  jobs: FileJob[];
+  claims: Int32Array;
+  worker: number;
+}
+
+/** What a worker posts: a job's result, or that it has finished (no job is left to take). */
+export type WorkerMessage = { result: FileResult } | { done: true };
+
+/**
+ * Take the next job of the shared list for `worker` (0: this thread), or `undefined` when all
+ * are taken. The job's index in the list is returned with it.
+ */
+export function claimJob(shared: Pick<SharedJobs, 'jobs' | 'claims'>, worker: number): number | undefined {
+  const i = Atomics.add(shared.claims, 0, 1);
+  if (i >= shared.jobs.length) return undefined;
+  if (worker !== 0) Atomics.store(shared.claims, 1 + i, worker);
+  return i;
+}
 
 /**
  * Run jobs on `n` threads (no more than files or than the machine's cores): this one and
@@ -30,83 +105,79 @@ const OWN_IN_FLIGHT = 2;
  * `started` ahead (by {@link startWorkers}, while the inputs were planned) or start now;
  * while they load their modules, this thread loads its own (this module imports the library
  * only then) and reads the rank table, whose shared buffer is the first message each worker
- * gets: it adopts it instead of reading its own.
- * A worker that dies while working fails the files it held (at most {@link IN_FLIGHT}); one
- * that could not start (it never said it was ready) hands them to this thread; either way the
- * others go on, and this thread takes what is left.
+ * gets: it adopts it instead of reading its own. The second is the shared list.
+ * Jobs that carry their input's bytes (standard input) stay on this thread.
+ * A worker that dies while working fails the files it had taken (at most {@link LANES}), at once;
+ * one that could not start (its modules did not load) takes none; either way the others go on,
+ * and this thread takes what is left.
  */
 export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void, started?: StartedWorkers): Promise<void> {
-  let next = 0;
   const threads = Math.min(n, jobs.length, availableParallelism());
   const pool = started ?? startWorkers(threads);
   const use = pool.threads.slice(0, Math.max(0, threads - 1));
   for (const t of pool.threads.slice(use.length)) void t.worker.terminate();
   const [{ processFile }, { shareTable }] = await Promise.all([import('./process-file.js'), import('../tokens/ranks.js')]);
   const table = shareTable();
-  for (const t of use) t.worker.postMessage({ table });
-  const lane = ({ worker, gone }: StartedWorker) =>
+  const local = jobs.filter((j) => j.bytes !== undefined);
+  const list = jobs.filter((j) => j.bytes === undefined);
+  const claims = new Int32Array(new SharedArrayBuffer(4 * (1 + list.length)));
+  const reported = new Set<number>();
+  const report = (r: FileResult) => {
+    if (reported.has(r.index)) return;
+    reported.add(r.index);
+    onResult(r);
+  };
+  // Why each worker (by number, from 1) ended before it said it was done.
+  const died = new Map<number, string>();
+  // The jobs worker `k` took and never reported: it died on them. (Running them here might
+  // take this thread down too.)
+  const failTaken = (k: number | undefined) => {
+    for (const [i, job] of list.entries()) {
+      if (reported.has(job.index)) continue;
+      const by = Atomics.load(claims, 1 + i);
+      if (k !== undefined && by !== k) continue;
+      const why = died.get(by) ?? [...died.values()][0] ?? 'it stopped';
+      report({ index: job.index, path: job.path, error: `${job.name}: worker failed: ${why}` });
+    }
+  };
+  const lane = ({ worker, gone }: StartedWorker, k: number) =>
     new Promise<void>((done) => {
-      const held = new Map<number, FileJob>();
       let finished = false;
-      let ready = false; // the worker has loaded its modules (worker.ts says so first)
-      const finish = () => {
+      const finish = (why?: string) => {
         if (finished) return;
         finished = true;
+        if (why !== undefined) {
+          died.set(k, why);
+          failTaken(k);
+        }
         void worker.terminate().then(
           () => done(),
           () => done(),
         );
       };
-      const feed = () => {
-        while (!finished && held.size < IN_FLIGHT && next < jobs.length) {
-          const job = jobs[next++]!;
-          held.set(job.index, job);
-          worker.postMessage(job);
-        }
-        if (held.size === 0) finish();
-      };
-      const fail = (why: string) => {
-        if (finished) return;
-        const back = [...held.values()];
-        held.clear();
-        if (ready) {
-          // It died on these files: fail them (running them here might take this thread down too).
-          for (const job of back) onResult({ index: job.index, path: job.path, error: `${job.name}: worker failed: ${why}` });
-          finish();
-          return;
-        }
-        // It never started (its modules did not load): this thread does the files it was given.
-        finished = true;
-        void worker.terminate().catch(() => undefined);
-        void (async () => {
-          for (const job of back) onResult(await processFile(job));
-        })().then(done, done);
-      };
-      worker.on('message', (r: FileResult | { ready: true }) => {
-        if ('ready' in r) {
-          ready = true;
-          return;
-        }
-        held.delete(r.index);
-        onResult(r);
-        feed();
+      worker.on('message', (m: WorkerMessage) => {
+        if ('result' in m) report(m.result);
+        else if ('done' in m) finish();
       });
-      worker.on('error', (err) => fail(err.message));
-      worker.on('exit', (code) => fail(`exited with code ${code}`));
-      // A worker that failed before this lane listened: its jobs go to the other threads.
-      if (gone.why !== undefined) finish();
-      else feed();
+      worker.on('error', (err) => finish(err.message));
+      worker.on('exit', (code) => finish(`exited with code ${code}`));
+      // A worker that failed before this lane listened takes no job.
+      if (gone.why !== undefined) finish(gone.why);
+      else {
+        worker.postMessage({ table });
+        worker.postMessage({ jobs: list, claims, worker: k } satisfies SharedJobs);
+      }
     });
-  // This thread's lanes: OWN_IN_FLIGHT files at a time (one's work runs while the other waits
-  // for the disk), letting the workers' messages in between.
-  const own = async () => {
-    while (next < jobs.length) {
-      onResult(await processFile(jobs[next++]!));
-      await new Promise<void>((go) => setImmediate(go));
-    }
+  // This thread's lanes: first the jobs that stay here, then the shared list.
+  const take = () => {
+    if (local.length > 0) return local.shift();
+    const i = claimJob({ jobs: list, claims }, 0);
+    return i === undefined ? undefined : list[i];
   };
-  const owns = Array.from({ length: OWN_IN_FLIGHT }, own);
-  await Promise.all([...use.map(lane), ...owns]);
+  await Promise.all([...use.map((t, k) => lane(t, k + 1)), runLanes(take, report, processFile)]);
+  // Left unreported after every lane: taken by a worker that died between taking a job and
+  // saying whose it was.
+  failTaken(undefined);
 }
 
 /** A worker thread started by {@link startWorkers}, and why it ended if it did before it was used. */

@@ -5,6 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -361,6 +362,34 @@ function prepare(job: FileJob, held: { bytes: Uint8Array | null }, box: { dialog
 }
 
 /**
+ * The bytes of an input file. A regular file is read at once on this thread (a few system
+ * calls, where the pool's open, stat, read and close would be four round trips, each leaving
+ * this thread waiting); anything else (a pipe such as `<(cat x.ipynb)`, whose writer may not
+ * have opened it yet), or a path that cannot be looked at, is read in the pool, so that it never
+ * blocks the other files in flight and fails with the read's own error.
+ */
+async function readInput(path: string): Promise<Uint8Array> {
+  let regular = false;
+  try {
+    regular = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    // the read below fails with the error the report words
+  }
+  return regular ? readFileSync(path) : await readFile(path);
+}
+
+/** What {@link processFile} tells its caller while it works. */
+export interface ProcessHooks {
+  /**
+   * The output's bytes are made and are about to be compared with the file on disk and
+   * written: what is left of the job is mostly waiting for the file system (creating the
+   * temporary file, the flush before the rename), so another file's work can start. Not called
+   * for a job that fails or writes nothing (standard output, a skipped own output).
+   */
+  writing?: () => void;
+}
+
+/**
  * Process one file: read and parse the notebook (invalid UTF-8 and malformed notebooks throw
  * `NotebookError` naming file and cell), compact it with the job's strategy, compare with what
  * is on disk, and write atomically unless identical or `job.check` (`writeIfChanged`).
@@ -368,15 +397,16 @@ function prepare(job: FileJob, held: { bytes: Uint8Array | null }, box: { dialog
  * structured cloning). Cells without an id get ids seeded by the input's bytes (`seededIds`).
  * Never throws: errors come back as a {@link FileFailure} whose message names the file
  * (a failed summariser included); unexpected (non-{@link DlgError}) errors are prefixed
- * "unexpected error". Token counts: o200k_base tokens.
+ * "unexpected error". Token counts: o200k_base tokens. `hooks.writing` marks the start of the
+ * write (see {@link ProcessHooks}).
  */
-export async function processFile(job: FileJob): Promise<FileResult> {
+export async function processFile(job: FileJob, hooks: ProcessHooks = {}): Promise<FileResult> {
   try {
     let bytes: Uint8Array;
     if (job.source === null) bytes = job.bytes ?? new Uint8Array();
     else {
       try {
-        bytes = await readFile(job.source);
+        bytes = await readInput(job.source);
       } catch (err) {
         throw fsError('read', job.path, err);
       }
@@ -419,6 +449,7 @@ export async function processFile(job: FileJob): Promise<FileResult> {
     if (text === null) return base;
     if (after === null) return { ...base, status: 'would write' }; // --check, unpredictable output
     let written: WriteIfChangedResult;
+    hooks.writing?.();
     try {
       written = await writeIfChanged(job.target, text, {
         current,

@@ -8,8 +8,24 @@
  * form (`readIpynbSync`, `writeIpynbSync`) with the same behaviour.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, readFileSync, type Stats } from 'node:fs';
-import { chown, lstat, mkdir, open, readFile, readdir, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
+import {
+  chownSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fsync,
+  lstatSync,
+  mkdirSync,
+  open as openFile,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
+import { lstat, open, readFile, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Dialog } from '../dialog/dialog.js';
@@ -177,12 +193,12 @@ const cleaned = new Set<string>();
  * {@link tempPathFor} whose process is gone. Each folder is looked at once per process; a
  * failure to list or remove is ignored (it never stops a write).
  */
-async function removeStaleTemps(dir: string): Promise<void> {
+function removeStaleTemps(dir: string): void {
   if (cleaned.has(dir)) return;
   cleaned.add(dir);
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch {
     return;
   }
@@ -191,7 +207,11 @@ async function removeStaleTemps(dir: string): Promise<void> {
     if (!m) continue;
     const pid = Number(m[1]);
     if (pid === process.pid || processAlive(pid)) continue;
-    await unlink(join(dir, name)).catch(() => undefined);
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // gone already, or not ours to remove: never a reason to stop the write
+    }
   }
 }
 
@@ -241,28 +261,53 @@ async function writeInPlace(path: string, payload: Buffer, fifo: boolean): Promi
   }
 }
 
+/** Flush a file's data to the disk in Node's thread pool, while this thread goes on. */
+function flush(fd: number): Promise<void> {
+  return new Promise((done, fail) => fsync(fd, (e) => (e === null ? done() : fail(e))));
+}
+
+/** Create the new file `path` for writing (`wx`) in Node's thread pool; its descriptor. */
+function create(path: string, mode: number): Promise<number> {
+  return new Promise((done, fail) => openFile(path, 'wx', mode, (e, fd) => (e === null ? done(fd) : fail(e))));
+}
+
 /**
  * Write `payload` to the regular file (or new file) `dest` atomically: a temporary file beside
  * it ({@link tempPathFor}), flushed, given the old file's mode (and owner, when run as root),
  * then renamed over `dest`. The temporary file never outlives a failed write.
+ *
+ * The calls that take microseconds on a local disk (write into the page cache, chmod, close,
+ * rename) are made directly, where a round trip through Node's thread pool would cost more
+ * than the call; the two that can take milliseconds, creating the file (a new inode and a
+ * journal entry) and the flush, run in the pool while this thread goes on.
  */
 async function writeAtomic(dest: string, payload: Buffer, old: Stats | null): Promise<void> {
   const tmp = tempPathFor(dest);
-  const fh = await open(tmp, 'wx', old ? old.mode & 0o7777 : 0o666);
+  const fd = await create(tmp, old ? old.mode & 0o7777 : 0o666);
   try {
     try {
-      await fh.writeFile(payload);
+      for (let off = 0; off < payload.length; ) off += writeSync(fd, payload, off, payload.length - off);
       if (old) {
-        await fh.chmod(old.mode & 0o7777);
-        if (process.getuid?.() === 0) await chown(tmp, old.uid, old.gid).catch(() => undefined);
+        fchmodSync(fd, old.mode & 0o7777);
+        if (process.getuid?.() === 0) {
+          try {
+            chownSync(tmp, old.uid, old.gid);
+          } catch {
+            // the owner is kept where it can be; the write goes on either way
+          }
+        }
       }
-      await fh.sync();
+      await flush(fd);
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
-    await rename(tmp, dest);
+    renameSync(tmp, dest);
   } catch (e) {
-    await unlink(tmp).catch(() => undefined);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not there (the open failed) or already renamed
+    }
     throw e;
   }
 }
@@ -280,6 +325,11 @@ async function writeAtomic(dest: string, payload: Buffer, old: Stats | null): Pr
  * - An existing file that is not a regular file (a character device, a terminal, a FIFO) is
  *   written where it is, never replaced and never compared (so always `'written'`); a FIFO
  *   without a reader fails at once (ENXIO) instead of waiting.
+ *
+ * The quick calls (looking at `path`, reading a regular file to compare, the folder listing of
+ * the temporary-file clean-up, writing into the temporary file, the rename) are made on the
+ * calling thread; creating the temporary file and flushing it run in Node's thread pool, and
+ * only those are waited for.
  * @param path the file to write.
  * @param data the contents: bytes, or a string written as UTF-8.
  * @param opts `current`, `dryRun`, `symlinks`, `mkdir` ({@link WriteIfChangedOptions}).
@@ -296,7 +346,7 @@ export async function writeIfChanged(path: string, data: string | Uint8Array, op
   const fail = (e: unknown) => new FileAccessError('write', path, e);
   let lst: Stats | null;
   try {
-    lst = await lstat(path);
+    lst = lstatSync(path);
   } catch (e) {
     const code = errorCode(e);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fail(e);
@@ -306,7 +356,11 @@ export async function writeIfChanged(path: string, data: string | Uint8Array, op
   let dest = path;
   if (lst?.isSymbolicLink()) {
     if (opts.symlinks === 'refuse') throw fail(Object.assign(new Error('is a symbolic link'), { code: 'ESYMLINK' }));
-    st = await stat(path).catch(() => null);
+    try {
+      st = statSync(path, { throwIfNoEntry: false }) ?? null;
+    } catch {
+      st = null; // a loop or a link into a folder that cannot be entered: resolved below
+    }
     if (st === null || st.isFile()) {
       try {
         dest = await linkTarget(path);
@@ -325,16 +379,18 @@ export async function writeIfChanged(path: string, data: string | Uint8Array, op
     }
     return 'written';
   }
-  if (opts.dryRun !== true) await removeStaleTemps(dirname(dest));
-  const onDisk = opts.current !== undefined ? opts.current : st === null ? null : await existingBytes(dest, path);
+  if (opts.dryRun !== true) removeStaleTemps(dirname(dest));
+  const onDisk = opts.current !== undefined ? opts.current : st === null ? null : existingBytes(dest, path);
   if (onDisk !== null && payload.equals(onDisk)) return 'unchanged';
   if (opts.dryRun === true) return 'would write';
   try {
     if (opts.mkdir === true) {
-      await mkdir(dirname(dest), { recursive: true }).catch((e: unknown) => {
+      try {
+        mkdirSync(dirname(dest), { recursive: true });
+      } catch (e) {
         // A file where a folder should be: say so (mkdir's own word is "file exists").
         throw errorCode(e) === 'EEXIST' ? Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }) : e;
-      });
+      }
     }
     await writeAtomic(dest, payload, st);
   } catch (e) {
@@ -344,9 +400,9 @@ export async function writeIfChanged(path: string, data: string | Uint8Array, op
 }
 
 /** The bytes at `file`, or `null` when there is no such file (or a directory on the way is missing). */
-async function existingBytes(file: string, shown: string): Promise<Uint8Array | null> {
+function existingBytes(file: string, shown: string): Uint8Array | null {
   try {
-    return await readFile(file);
+    return readFileSync(file);
   } catch (e) {
     const code = errorCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;

@@ -17,7 +17,7 @@ if (!HAVE_SHARED) {
   if (process.env.DLG_REQUIRE_SHARED === '1') {
     throw new Error(`DLG_REQUIRE_SHARED=1 but ${SHARED} is missing: the conformance suites cannot run`);
   }
-  console.warn(`[dlg-compact tests] ${SHARED} not found: suites that read ../shared/ are skipped`);
+  // Said once per run, by global-setup.ts.
 }
 
 /** Path inside ../shared/. */

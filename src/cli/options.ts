@@ -89,8 +89,9 @@ expand them; a directory stands for every *.ipynb below it (checkpoints excluded
 Strategies (--strategy): dsl (default) renders the flat document or, with --mode dialog, the
 compacted replies; summary replaces the older cells by one summary note (forced, or only when
 the dialog reaches 90% of --max-tokens; a summary that is not needed or would not shrink the
-dialog writes nothing and is reported "unchanged"); micro replaces older tool results inside
-replies by "[Previous: used NAME]". Both write notebooks. The summary is the compact DSL of the
+dialog writes the dialog as it is, and the report says why: "summary refused: not-needed");
+micro replaces older tool results inside replies by a placeholder naming the tool and what
+was cleared ("[Previous: used read_file · 12.4 KB cleared]"). Both write notebooks. The summary is the compact DSL of the
 replaced cells (offline) unless --llm-url/--llm-model is given or DLG_COMPACT_MODEL is set:
 then an OpenAI-compatible chat endpoint writes it (base URL also from DLG_COMPACT_BASE_URL or
 OPENAI_BASE_URL, model also from OPENAI_MODEL, key from DLG_COMPACT_API_KEY or OPENAI_API_KEY;

@@ -145,6 +145,17 @@ describe('pyStrRepr (Python repr of str)', () => {
     expect(pyStrRepr(c.s)).toBe(c.repr);
     expect(pyRepr(c.s)).toBe(c.repr);
   });
+
+  it('escapes by unit and by pair in one pass (values from CPython 3.11.7)', () => {
+    expect(pyStrRepr('tab\tquote\'s "both" back\\slash\r\n')).toBe("'tab\\tquote\\'s \"both\" back\\\\slash\\r\\n'");
+    expect(pyStrRepr("only ' single")).toBe('"only \' single"');
+    expect(pyStrRepr('\x00\x1f\x7f')).toBe("'\\x00\\x1f\\x7f'");
+    expect(pyStrRepr('café \u00ad soft \u0085 nel \u00a0 nbsp')).toBe("'café \\xad soft \\x85 nel \\xa0 nbsp'");
+    expect(pyStrRepr('中文\u3000\u2028\ufeff\uffff')).toBe("'中文\\u3000\\u2028\\ufeff\\uffff'");
+    expect(pyStrRepr('astral 😀 \u{e0001} \u{10ffff}')).toBe("'astral 😀 \\U000e0001 \\U0010ffff'");
+    expect(pyStrRepr('lone \ud800 and \udfff')).toBe("'lone \\ud800 and \\udfff'");
+    expect(pyStrRepr('\ud83dx and at the end \ud83d')).toBe("'\\ud83dx and at the end \\ud83d'");
+  });
 });
 
 describe('pyFloatRepr and float json.dumps', () => {

@@ -87,24 +87,30 @@ const NON_PRINTABLE_RANGES =
   '2fa1e-2ffff,3134b-e00ff,e01f0-10ffff';
 let npStarts: Uint32Array | undefined;
 let npEnds: Uint32Array | undefined;
-let reprRe: RegExp | undefined;
+/** 1 where a code point below U+10000 is printable (surrogates are not), made on first use. */
+let bmpPrintable: Uint8Array | undefined;
 
 function loadTable(): void {
   const parts = NON_PRINTABLE_RANGES.split(',');
   npStarts = new Uint32Array(parts.length);
   npEnds = new Uint32Array(parts.length);
-  let cls = '';
   parts.forEach((p, i) => {
     const dash = p.indexOf('-');
     const a = parseInt(dash < 0 ? p : p.slice(0, dash), 16);
     const b = dash < 0 ? a : parseInt(p.slice(dash + 1), 16);
     npStarts![i] = a;
     npEnds![i] = b;
-    cls += `\\u{${a.toString(16)}}` + (b === a ? '' : `-\\u{${b.toString(16)}}`);
   });
-  // Matches what repr must escape: a backslash, either quote, or one non-printable code point
-  // (with the u flag a lone surrogate is one code point, a pair is one astral code point).
-  reprRe = new RegExp(`[\\\\'"${cls}]`, 'gu');
+}
+
+function loadBmp(): Uint8Array {
+  if (npStarts === undefined) loadTable();
+  const starts = npStarts as Uint32Array;
+  const ends = npEnds as Uint32Array;
+  const t = new Uint8Array(0x10000).fill(1);
+  for (let i = 0; i < starts.length && (starts[i] as number) < 0x10000; i++) t.fill(0, starts[i], Math.min(ends[i] as number, 0xffff) + 1);
+  bmpPrintable = t;
+  return t;
 }
 
 /**
@@ -138,30 +144,36 @@ const SIMPLE_REPR = /^[ !#-&(-[\]-~]*$/;
 export function pyStrRepr(s: string): string {
   checkStr('pyStrRepr', s);
   if (SIMPLE_REPR.test(s)) return `'${s}'`;
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  if (reprRe === undefined) loadTable();
-  const re = reprRe as RegExp;
-  re.lastIndex = 0;
-  const body = s.replace(re, (ch) => {
-    switch (ch) {
-      case '\\':
-        return '\\\\';
-      case "'":
-      case '"':
-        return ch === quote ? '\\' + ch : ch;
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      case '\t':
-        return '\\t';
-    }
-    const cp = ch.codePointAt(0) as number;
-    if (cp <= 0xff) return '\\x' + hex(cp, 2);
-    if (cp <= 0xffff) return '\\u' + hex(cp, 4);
-    return '\\U' + hex(cp, 8);
-  });
-  return quote + body + quote;
+  const quote = s.includes("'") && !s.includes('"') ? 0x22 : 0x27;
+  const table = bmpPrintable ?? loadBmp();
+  // One pass: printable runs are copied as slices, each unit or pair that needs it escaped.
+  let body = '';
+  let last = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    let esc: string;
+    if (c === 0x5c) esc = '\\\\';
+    else if (c === quote) esc = c === 0x27 ? "\\'" : '\\"';
+    else if (table[c] === 1) continue;
+    else if (c === 10) esc = '\\n';
+    else if (c === 13) esc = '\\r';
+    else if (c === 9) esc = '\\t';
+    else if (c <= 0xff) esc = '\\x' + hex(c, 2);
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      const cp = ((c - 0xd800) << 10) + (s.charCodeAt(i + 1) - 0xdc00) + 0x10000;
+      i++;
+      if (isPyPrintable(cp)) continue;
+      esc = '\\U' + hex(cp, 8);
+      body += s.slice(last, i - 1) + esc;
+      last = i + 1;
+      continue;
+    } else esc = '\\u' + hex(c, 4); // other non-printable BMP code points, lone surrogates included
+    body += s.slice(last, i) + esc;
+    last = i + 1;
+  }
+  const q = quote === 0x27 ? "'" : '"';
+  return q + body + s.slice(last) + q;
 }
 
 /**

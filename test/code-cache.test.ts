@@ -4,7 +4,7 @@
  * or enabled source maps, and in every case the module runs as it would without them.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -28,6 +28,10 @@ module.exports = 'b';
 `;
 
 let dir = '';
+
+function mkfifo(path: string): void {
+  expect(spawnSync('mkfifo', [path]).status).toBe(0);
+}
 
 /** Run a child node that installs the hook for `dir`, loads a.js and b.js, and prints what they gave and the hook's counts. */
 function load(opts: { record?: boolean; nodeArgs?: string[] } = {}): { out: unknown; stats: unknown; status: number | null; stderr: string } {
@@ -67,7 +71,10 @@ describe('code caches', () => {
     expect(manifest).toEqual({
       v8: process.versions.v8,
       arch: process.arch,
-      files: { 'a.js': { units: a.length, crc32: crc32(a) }, 'b.js': { units: MODULE_B.length, crc32: crc32(MODULE_B) } },
+      files: {
+        'a.js': { units: a.length, crc32: crc32(a), cacheCrc32: crc32(readFileSync(join(dir, 'a.js.cache'))) },
+        'b.js': { units: MODULE_B.length, crc32: crc32(MODULE_B), cacheCrc32: crc32(readFileSync(join(dir, 'b.js.cache'))) },
+      },
     });
     const used = load();
     expect(used.status).toBe(0);
@@ -83,13 +90,59 @@ describe('code caches', () => {
     writeFileSync(join(dir, 'a.js'), MODULE_A);
   });
 
-  it('runs the file when V8 refuses a damaged cache', () => {
-    const good = readFileSync(join(dir, 'b.js.cache'));
-    writeFileSync(join(dir, 'b.js.cache'), Buffer.alloc(good.length, 7));
+  it('never hands V8 a cache whose bytes changed, even by one byte', () => {
+    const good = readFileSync(join(dir, 'a.js.cache'));
+    // A string constant of the cached code ('n=') edited in place: V8 would run it as it stands.
+    const at = good.indexOf(Buffer.from('n='));
+    expect(at).toBeGreaterThan(0);
+    const bad = Buffer.from(good);
+    bad[at] = 'm'.charCodeAt(0);
+    writeFileSync(join(dir, 'a.js.cache'), bad);
     const r = load();
     expect(r.out).toEqual(['n=8 at b.js', 'a.js', true, 'b']);
-    expect(r.stats).toEqual({ used: 1, rejected: 1, compiled: 0 });
-    writeFileSync(join(dir, 'b.js.cache'), good);
+    expect(r.stats).toEqual({ used: 1, rejected: 0, compiled: 1 });
+    writeFileSync(join(dir, 'a.js.cache'), Buffer.alloc(good.length, 7));
+    expect(load().stats).toEqual({ used: 1, rejected: 0, compiled: 1 });
+    writeFileSync(join(dir, 'a.js.cache'), good);
+  });
+
+  it('passes over manifest entries of the wrong shape and files that are not regular', () => {
+    const path = join(dir, 'code-cache.json');
+    const manifest = readFileSync(path, 'utf8');
+    const m = JSON.parse(manifest);
+    for (const entry of [null, 7, 'x', { units: '1' }, []]) {
+      writeFileSync(path, JSON.stringify({ ...m, files: { ...m.files, 'a.js': entry } }));
+      const r = load();
+      expect(r.out).toEqual(['n=8 at b.js', 'a.js', true, 'b']);
+      expect(r.stats).toEqual({ used: 1, rejected: 0, compiled: 1 });
+    }
+    writeFileSync(path, manifest);
+    rmSync(join(dir, 'b.js.cache'));
+    mkfifo(join(dir, 'b.js.cache'));
+    expect(load().stats).toEqual({ used: 1, rejected: 0, compiled: 1 });
+    rmSync(join(dir, 'b.js.cache'));
+    rmSync(path);
+    mkfifo(path);
+    expect(load().stats).toEqual({ used: 0, rejected: 0, compiled: 0 });
+    rmSync(path);
+    // Record again: the folder is as the first test left it.
+    expect(load({ record: true }).status).toBe(0);
+    expect(load().stats).toEqual({ used: 2, rejected: 0, compiled: 0 });
+  });
+
+  it('says so and exits 1 when recording fails, leaving no temporary file', () => {
+    const blocked = join(dir, 'a.js.cache');
+    const good = readFileSync(blocked);
+    rmSync(blocked);
+    mkdirSync(join(blocked, 'inside'), { recursive: true }); // a folder the rename cannot replace
+    const r = load({ record: true });
+    expect(r.out).toEqual(['n=8 at b.js', 'a.js', true, 'b']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`dlg-compact: could not record the code caches in ${dir}: `);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    rmSync(blocked, { recursive: true });
+    writeFileSync(blocked, good);
+    expect(load({ record: true }).status).toBe(0);
   });
 
   it('uses no cache recorded by another V8, none when source maps are on, none without a manifest', () => {
@@ -111,7 +164,8 @@ describe('code caches', () => {
     const script = `const cc = require(${JSON.stringify(HOOK)}); cc.useCodeCache(${JSON.stringify(dir)});
 try { require(${JSON.stringify(join(dir, 'c.js'))})(); } catch (e) { console.log(e.stack.split('\\n')[1].trim()); }`;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-    expect(r.stdout.trim()).toBe(`at module.exports (${join(dir, 'c.js')}:4:9)`);
+    // Named as the package's file, wherever it lives (a cache keeps the name it was made under).
+    expect(r.stdout.trim()).toBe('at module.exports (dlg-compact/dist/bin/c.js:4:9)');
   });
 });
 

@@ -6,13 +6,17 @@
  * to V8 when they load the same files again, so those functions are not compiled anew.
  *
  * Nothing here changes what the command does, only how fast it starts: a cache is used only
- * for the file it was made from (same length and CRC-32, checked here) on the V8 version and
- * architecture that made it (`code-cache.json`), and V8 itself refuses one made with other
- * flags, in which case the file is compiled as usual. With source maps enabled
+ * for the file it was made from (same length and CRC-32) on the V8 version and architecture
+ * that made it, and only while its own bytes have the CRC-32 recorded with it
+ * (`code-cache.json`; V8 does not check a cache's bytes itself); V8 refuses one made with other
+ * flags. Otherwise, and for anything that is not a regular file, the file is compiled as usual.
+ * A cache keeps the name its script was compiled under, so the bundle's files are compiled
+ * under a name that does not depend on where the package is installed
+ * (`dlg-compact/dist/bin/<file>`), which stack traces show for them. With source maps enabled
  * (`--enable-source-maps`) the caches are not used, so Node maps stack traces as it does
  * without them. Node only: the core never imports this file.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
@@ -24,11 +28,19 @@ export const MANIFEST = 'code-cache.json';
 /** Set by the build (any non-empty value) to record the caches of the run instead of using them. */
 export const RECORD_ENV = 'DLG_COMPACT_RECORD_CODE_CACHE';
 
-/** What `code-cache.json` holds: the V8 version and architecture, and per file its length (UTF-16 units) and CRC-32 (of its UTF-8 bytes). */
+/**
+ * What `code-cache.json` holds: the V8 version and architecture, and per file its length
+ * (UTF-16 units), the CRC-32 of its UTF-8 bytes and the CRC-32 of its cache's bytes.
+ */
 interface CacheManifest {
   v8: string;
   arch: string;
-  files: Record<string, { units: number; crc32: number }>;
+  files: Record<string, { units: number; crc32: number; cacheCrc32: number }>;
+}
+
+/** The name the bundle's file `name` is compiled under, the same wherever the package lives. */
+export function scriptName(name: string): string {
+  return `dlg-compact/dist/bin/${name}`;
 }
 
 /** How the files of the bundle loaded in this thread were compiled (for tests and diagnosis). */
@@ -75,23 +87,15 @@ export function useCodeCache(dir: string): void {
   const manifest = record ? null : readManifest(dir);
   if (!record && manifest === null) return;
   const prefix = join(dir, '/');
-  const recorded: Array<{ name: string; script: Script; units: number; crc: number }> = [];
+  const recorded: Recorded[] = [];
   const original = M.prototype._compile;
   M.prototype._compile = function compileCached(this: Module, content: string, filename: string): unknown {
     if (!filename.startsWith(prefix) || filename.slice(prefix.length).includes('/')) return original.call(this, content, filename);
     const name = filename.slice(prefix.length);
     const source = content.startsWith('#!') ? content.replace(/^#!.*/, '') : content;
-    let cachedData: Buffer | undefined;
-    const entry = manifest?.files[name];
-    if (entry !== undefined && entry.units === content.length && entry.crc32 === crc32(content)) {
-      try {
-        cachedData = readFileSync(join(dir, `${name}.cache`));
-      } catch {
-        cachedData = undefined;
-      }
-    }
+    const cachedData = manifest === null ? undefined : cacheFor(dir, name, content, manifest);
     const script = new Script(M.wrap(source), {
-      filename,
+      filename: scriptName(name),
       cachedData,
       importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     } as ConstructorParameters<typeof Script>[1]);
@@ -105,6 +109,39 @@ export function useCodeCache(dir: string): void {
   if (record) process.once('exit', () => writeCaches(dir, recorded));
 }
 
+interface Recorded {
+  name: string;
+  script: Script;
+  units: number;
+  crc: number;
+}
+
+/** Whether `path` is a regular file (not a FIFO, a device or a folder that would block or fail a read). */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The recorded cache of the bundle's file `name` with contents `content`, when the manifest vouches for both. */
+function cacheFor(dir: string, name: string, content: string, manifest: CacheManifest): Buffer | undefined {
+  const entry: unknown = Object.hasOwn(manifest.files, name) ? manifest.files[name] : undefined;
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const { units, crc32: want, cacheCrc32 } = entry as Record<string, unknown>;
+  if (typeof units !== 'number' || typeof want !== 'number' || typeof cacheCrc32 !== 'number') return undefined;
+  if (units !== content.length || want !== crc32(content)) return undefined;
+  const path = join(dir, `${name}.cache`);
+  if (!isRegularFile(path)) return undefined;
+  try {
+    const data = readFileSync(path);
+    return crc32(data) === cacheCrc32 ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The `require` a CommonJS module of the bundle is given (the parts the bundle uses, and the usual extras). */
 function requireFor(mod: Module): NodeJS.Require {
   const req = ((id: string) => mod.require(id)) as NodeJS.Require;
@@ -116,9 +153,12 @@ function requireFor(mod: Module): NodeJS.Require {
 }
 
 function readManifest(dir: string): CacheManifest | null {
+  const path = join(dir, MANIFEST);
+  if (!isRegularFile(path)) return null;
   try {
-    const m = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as CacheManifest;
-    if (m.v8 !== process.versions.v8 || m.arch !== process.arch || typeof m.files !== 'object' || m.files === null) return null;
+    const m = JSON.parse(readFileSync(path, 'utf8')) as CacheManifest;
+    if (typeof m !== 'object' || m === null || m.v8 !== process.versions.v8 || m.arch !== process.arch) return null;
+    if (typeof m.files !== 'object' || m.files === null || Array.isArray(m.files)) return null;
     return m;
   } catch {
     return null;
@@ -127,16 +167,28 @@ function readManifest(dir: string): CacheManifest | null {
 
 function writeAtomically(path: string, data: string | Buffer): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
 }
 
-function writeCaches(dir: string, recorded: ReadonlyArray<{ name: string; script: Script; units: number; crc: number }>): void {
-  const files: CacheManifest['files'] = {};
-  for (const r of recorded) {
-    writeAtomically(join(dir, `${r.name}.cache`), r.script.createCachedData());
-    files[r.name] = { units: r.units, crc32: r.crc };
+/** Write the recorded caches and their manifest; a failure is reported and makes the exit status 1. */
+function writeCaches(dir: string, recorded: readonly Recorded[]): void {
+  try {
+    const files: CacheManifest['files'] = {};
+    for (const r of recorded) {
+      const data = r.script.createCachedData();
+      writeAtomically(join(dir, `${r.name}.cache`), data);
+      files[r.name] = { units: r.units, crc32: r.crc, cacheCrc32: crc32(data) };
+    }
+    const manifest: CacheManifest = { v8: process.versions.v8, arch: process.arch, files };
+    writeAtomically(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
+  } catch (e) {
+    process.stderr.write(`dlg-compact: could not record the code caches in ${dir}: ${(e as Error).message}\n`);
+    process.exitCode = 1;
   }
-  const manifest: CacheManifest = { v8: process.versions.v8, arch: process.arch, files };
-  writeAtomically(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
 }

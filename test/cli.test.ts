@@ -570,7 +570,7 @@ describe('dlg-compact on the demo dialog', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBe(1);
     const rec = JSON.parse(lines[0]);
-    expect(Object.keys(rec)).toEqual(['path', 'output', 'status', 'strategy', 'messages', 'prompts', 'toolCalls', 'tokens']);
+    expect(Object.keys(rec)).toEqual(['path', 'output', 'status', 'strategy', 'mode', 'format', 'messages', 'prompts', 'toolCalls', 'tokens']);
     expect(Object.keys(rec.tokens)).toEqual(['before', 'after']);
     expect(Object.keys(rec.tokens.before)).toEqual(CLASSES);
     expect(Object.keys(rec.tokens.after)).toEqual(CLASSES);
@@ -579,6 +579,8 @@ describe('dlg-compact on the demo dialog', () => {
       output: 'demo-comp.ipynb',
       status: 'written',
       strategy: 'dsl',
+      mode: 'flat',
+      format: 'ipynb',
       messages: 15,
       prompts: 4,
       toolCalls: 5,
@@ -598,6 +600,21 @@ describe('dlg-compact on the demo dialog', () => {
     expect(recs[0].path).toBe('bad.ipynb');
     expect(f.stderr).toBe(`dlg-compact: ${recs[0].error}\n`);
     expect(recs[1].status).toBe('unchanged');
+  });
+
+  it('--json says what each output is: mode and format', () => {
+    const dir = tempDir();
+    copyFileSync(DEMO, join(dir, 'demo.ipynb'));
+    const rec = (args: string[]) => {
+      const r = cli(['--json', ...args], dir);
+      expect(r.code).toBe(0);
+      const { mode, format, strategy } = JSON.parse(r.stdout);
+      return { mode, format, strategy };
+    };
+    expect(rec(['demo.ipynb'])).toEqual({ mode: 'flat', format: 'ipynb', strategy: 'dsl' });
+    expect(rec(['demo.ipynb', '-o', 'flat.md'])).toEqual({ mode: 'flat', format: 'md', strategy: 'dsl' });
+    expect(rec(['demo.ipynb', '--mode', 'dialog'])).toEqual({ mode: 'dialog', format: 'ipynb', strategy: 'dsl' });
+    expect(rec(['demo.ipynb', '--strategy', 'micro', '-o', 'micro.ipynb'])).toEqual({ mode: 'dialog', format: 'ipynb', strategy: 'micro' });
   });
 
   it('many files with one broken: the others are written, the broken one is named, exit 1', () => {
@@ -1102,6 +1119,8 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
       output: 'demo-comp.ipynb',
       status: 'unchanged',
       strategy: 'summary',
+      mode: 'dialog',
+      format: 'ipynb',
       messages: 15,
       prompts: 4,
       toolCalls: 5,
@@ -1224,6 +1243,8 @@ describe('dlg-compact --strategy micro', () => {
       output: 'demo-comp.ipynb',
       status: 'written',
       strategy: 'micro',
+      mode: 'dialog',
+      format: 'ipynb',
       messages: 15,
       prompts: 4,
       toolCalls: 5,

@@ -80,6 +80,13 @@ export interface FileReport {
   output: string;
   status: FileStatus;
   strategy: Strategy;
+  /**
+   * What the output is: `flat` (one flat document, as a notebook or Markdown) or `dialog` (a
+   * notebook of cells: `--mode dialog`, and the summary and micro strategies).
+   */
+  mode: 'flat' | 'dialog';
+  /** The output's format: `ipynb` or `md` (Markdown, flat documents only). */
+  format: 'ipynb' | 'md';
   messages: number;
   prompts: number;
   toolCalls: number;

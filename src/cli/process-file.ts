@@ -430,6 +430,8 @@ export async function processFile(job: FileJob, hooks: ProcessHooks = {}): Promi
       output: job.output,
       status: 'unchanged',
       strategy: job.strategy,
+      mode: job.strategy === 'dsl' ? job.mode : 'dialog',
+      format: job.strategy === 'dsl' && job.mode === 'flat' ? job.to : 'ipynb',
       messages: stats.messages,
       prompts: stats.prompts,
       toolCalls: stats.toolCalls,

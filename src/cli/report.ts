@@ -58,7 +58,8 @@ export function skipLine(r: FileSkip): string {
 /**
  * The `--json` record of one file. Fields, in this order: `path` (the input as named, `-` for
  * stdin), `output` (`-` for stdout), `status` ({@link FileStatus}), `strategy`
- * ({@link Strategy}), `messages`, `prompts`, `toolCalls`, `tokens: {before, after}`, each
+ * ({@link Strategy}), `mode` (`flat` or `dialog`: what the output is), `format` (`ipynb` or
+ * `md`), `messages`, `prompts`, `toolCalls`, `tokens: {before, after}`, each
  * `{user, assistant, calls, results, code, total}` in o200k_base tokens (`after` is `null`
  * when unknown: `--check` with an LLM summariser). Then, for `summary` and `micro` only:
  * `note` (the report line's parenthesis), `reason` (a refused summary's reason, when
@@ -76,6 +77,8 @@ export function jsonRecord(r: FileResult): Record<string, unknown> {
     output: r.output,
     status: r.status,
     strategy: r.strategy,
+    mode: r.mode,
+    format: r.format,
     messages: r.messages,
     prompts: r.prompts,
     toolCalls: r.toolCalls,

@@ -404,6 +404,18 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
     ).toEqual(['nbs/out/a-comp.ipynb: unchanged', 'nbs/out/sub/b-comp.ipynb: unchanged', '']);
   });
 
+  it('a folder link inside --output-dir is followed: the output lands in the folder it names', () => {
+    const d = dir({ 'nbs/sub/b.ipynb': ONE });
+    mkdirSync(join(d, 'out'));
+    mkdirSync(join(d, 'elsewhere'));
+    symlinkSync('../elsewhere', join(d, 'out', 'sub'));
+    const r = cli(['--output-dir', 'out', 'nbs'], d);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('out/sub/b-comp.ipynb: written, 1 message, T\n');
+    expect(lstatSync(join(d, 'out', 'sub')).isSymbolicLink()).toBe(true);
+    expect(ls(join(d, 'elsewhere'))).toEqual(['b-comp.ipynb']);
+  });
+
   it('-o into a missing folder creates it', () => {
     const d = dir({ 'x.ipynb': DEMO });
     const r = cli(['x.ipynb', '-o', 'new/deep/x.md'], d);

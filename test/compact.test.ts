@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../src/python/index.js';
-import { compactReply, isCompactedReply } from '../src/dsl/compact-reply.js';
+import { compactReply, isCompactedGiven, isCompactedReply, nextCutMark } from '../src/dsl/compact-reply.js';
+import { resolvePolicy } from '../src/dsl/render.js';
+import { fmt2hist } from '../src/chat/index.js';
 import type { Policy } from '../src/dsl/render.js';
 import { dialogContextTokens, measureDialog } from '../src/dialog/measure.js';
 import { compactCode, compactDialog, dlg2compact, measureFlat } from '../src/dialog/compact.js';
@@ -83,6 +85,50 @@ describe('compaction of a small dialog', () => {
     expect(isCompactedReply('Plain prose … with a cut')).toBe(true);
     expect(isCompactedReply('> a quote\nwith prose')).toBe(false);
     validateDialog(d);
+  });
+
+  it('finds cut marks by their ellipsis, spaces checked beside it', () => {
+    const s = '… a…b … c  …  d é … ';
+    const at: number[] = [];
+    for (let k = nextCutMark(s, 0); k >= 0; k = nextCutMark(s, k + 3)) at.push(k);
+    expect(at).toEqual([5, 10, 17]);
+    for (let from = 0; from <= s.length; from++) expect(nextCutMark(s, from)).toBe(s.indexOf(' … ', from));
+    expect(nextCutMark('plain ASCII ... text', 0)).toBe(-1);
+    expect(nextCutMark(' … ', 0)).toBe(0);
+    expect(nextCutMark(' … ', 1)).toBe(-1);
+    expect(nextCutMark('😀 … 😀', 0)).toBe(2);
+    expect(isCompactedReply('é prose…with no cut mark')).toBe(false);
+    expect(isCompactedReply('é prose … with a cut')).toBe(true);
+  });
+
+  it('parses a rendering for tool blocks only when it may hold one', () => {
+    const p = resolvePolicy({});
+    let parses = 0;
+    const check = (text: string): boolean =>
+      isCompactedGiven(text, p, () => {
+        parses++;
+        return fmt2hist(text);
+      });
+    expect(check('▶ f()\n> r')).toBe(true);
+    expect(check('é prose … cut')).toBe(true);
+    expect(parses).toBe(0);
+    // A think span whose removal joins the info string, and a legacy envelope: both are calls.
+    const joined = '▶ f()\n> r\n```json {.to<!--think_start--><!--think_end-->ol}\n{"id": "x", "name": "f", "args": {}}\n```';
+    const legacy =
+      "▶ f()\n> r\n<details class='tool-usage-details'>\n\n```json\n" +
+      '{"id": "x", "call": {"function": "f", "arguments": {}}, "result": "ok"}\n```\n\n</details>';
+    const current = '▶ f()\n> r\n```json {.tool}\n{"id": "x", "name": "f", "args": {}}\n```';
+    for (const t of [joined, legacy, current]) {
+      expect(
+        fmt2hist(t).some((m) => m.role === 'tool'),
+        t,
+      ).toBe(true);
+      expect(check(t), t).toBe(false);
+    }
+    expect(parses).toBe(3);
+    // Markers that hold no block still parse, and the rendering is then recognised.
+    expect(check('▶ f()\n> r <!--think_start--> json {.tool}')).toBe(true);
+    expect(parses).toBe(4);
   });
 
   it('is idempotent when prose is split by a dropped server call (two cut pieces)', () => {

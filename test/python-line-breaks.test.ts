@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pySplitlines } from '../src/python/index.js';
-import { hasOtherLineBreak } from '../src/python/strings.js';
+import { pySplitlines, pyStrip } from '../src/python/index.js';
+import { hasOtherLineBreak, pyNonBlankLines } from '../src/python/strings.js';
 import { fcParams } from './support.js';
 
 /** Python's `str.splitlines(keepends)`, one character at a time (the oracle). */
@@ -56,5 +56,23 @@ describe('line breaks other than \\n', () => {
       expect(pySplitlines(s)).toEqual(splitlinesByChar(s, false));
       expect(pySplitlines(s, true)).toEqual(splitlinesByChar(s, true));
     }
+  });
+
+  it('pyNonBlankLines gives the stripped non-blank lines, as Python does', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, plainText), (s) => {
+        expect(pyNonBlankLines(s)).toEqual(
+          splitlinesByChar(s, false)
+            .map((l) => pyStrip(l))
+            .filter((l) => l !== ''),
+        );
+      }),
+      fcParams(500),
+    );
+    // Only `\n` (the native search), then other breaks, with non-ASCII whitespace at the ends.
+    expect(pyNonBlankLines(' a \n\n\t\n\u3000b\u00a0\n c😀 ')).toEqual(['a', 'b', 'c😀']);
+    expect(pyNonBlankLines('a\r\n \u2028b\x85\x1fc\r')).toEqual(['a', 'b', 'c']);
+    expect(pyNonBlankLines('\u200bx\ufeff\n \n')).toEqual(['\u200bx\ufeff']);
+    expect(pyNonBlankLines('')).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ import { pyStrip } from '../python/index.js';
 import { cleanReplyKeeping } from './clean.js';
 import type { WrittenBlocks } from './legacy-envelope.js';
 import { lineTable, scanLineFences, toFence } from './fences.js';
-import { RESULT_CLOSE, RESULT_OPEN, TOOL_INFO } from './format.js';
+import { RESULT_CLOSE, RESULT_OPEN, THINK_START, TOOL_INFO } from './format.js';
 import type { Msg, Part, ToolResultPart, ToolUsePart } from './message.js';
 import { readToolBlock, toolBlockFields, type ReplyItem } from './tool-block.js';
 
@@ -168,6 +168,18 @@ export function fmt2hist(reply: string): Msg[] {
   let parsed = toolItems(reply, true);
   if (!parsed.complete) parsed = toolItems(reply, false);
   return historyOf(parsed.items);
+}
+
+/**
+ * (Internal to the library.) False when {@link fmt2hist} of `reply` certainly holds no tool
+ * call and no tool message, so that a caller asking only that need not parse: tool items come
+ * from ```` ```json {.tool} ```` fences of the cleaned reply, which only a converted legacy
+ * envelope (`…-usage-details`) or a removed think span can put where the reply has none (the
+ * removal of usage blocks takes whole lines, and the info string holds no line break). True
+ * when the reply holds any of those three markers.
+ */
+export function mayHoldToolCalls(reply: string): boolean {
+  return reply.includes(TOOL_INFO) || reply.includes('-usage-details') || reply.includes(THINK_START);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { compactCall, compactResult, compactText, resolvePolicy, type Policy } from './render.js';
 import { fmt2hist } from '../chat/index.js';
 import type { Msg, ToolResultPart, ToolUsePart } from '../chat/index.js';
+import { mayHoldToolCalls } from '../chat/parse.js';
 import { pyStrip } from '../python/index.js';
 import { fitsToks, truncToksMid, type TokenClass } from '../tokens/index.js';
 import { lenToksLike, noteCount } from '../tokens/splice.js';
@@ -120,19 +121,34 @@ function callThenResult(reply: string): boolean {
   return false;
 }
 
+/**
+ * The offset of the next cut mark `' … '` at or after `from`, or -1. Found by searching for the
+ * ellipsis alone and checking the spaces beside it: a search that starts with the space stops
+ * at every space of the text, where the ellipsis is rare (and is found at once to be absent
+ * from a text without characters above U+00FF).
+ */
+export function nextCutMark(s: string, from: number): number {
+  for (let k = s.indexOf('…', from + 1); k >= 0; k = s.indexOf('…', k + 1)) {
+    if (s.charCodeAt(k - 1) === 0x20 && s.charCodeAt(k + 1) === 0x20) return k - 1;
+  }
+  return -1;
+}
+
 /** {@link isCompactedReply} with the reply's parse supplied (and computed only if needed). */
 export function isCompactedGiven(reply: string, p: Policy, parse: () => Msg[]): boolean {
   const hasResultLine = reply.includes('\n>');
-  const hasCut = reply.includes(' … ');
+  const firstCut = nextCutMark(reply, 0);
+  const hasCut = firstCut >= 0;
   if (!hasResultLine && !hasCut) return false;
-  const msgs = parse();
-  if (msgs.some((m) => m.role === 'tool' || m.content.some((p) => p.type === 'tool_use'))) return false;
+  // A reply that cannot hold tool blocks is not parsed for them (the rendering made from the
+  // parse, if any, parses it itself).
+  if (mayHoldToolCalls(reply) && parse().some((m) => m.role === 'tool' || m.content.some((p) => p.type === 'tool_use'))) return false;
   if (hasResultLine && callThenResult(reply)) return true;
   if (!hasCut) return false;
   // Prose pieces are cut one by one (a dropped server call or id-less block separates them),
   // so a rendering holds at most one cut budget per cut mark plus one uncut piece.
   const asst = p.asstToks;
   let cuts = 0;
-  for (let k = reply.indexOf(' … '); k >= 0; k = reply.indexOf(' … ', k + 3)) cuts++;
+  for (let k = firstCut; k >= 0; k = nextCutMark(reply, k + 3)) cuts++;
   return fitsToks(pyStrip(reply), cuts * (asst + SEAM_SLACK_TOKENS) + asst);
 }

@@ -16,7 +16,8 @@
  */
 import { BudgetError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolUsePart } from '../chat/message.js';
-import { cpLen, jsonKeys, pyLstrip, pyRepr, pySplitlines, pyStrip } from '../python/index.js';
+import { cpLen, jsonKeys, pyLstrip, pyRepr, pyStrip } from '../python/index.js';
+import { pyNonBlankLines } from '../python/strings.js';
 import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
 import { fitsToksFront } from '../tokens/budget.js';
 import { fitsToksLike, spliceFits } from '../tokens/splice.js';
@@ -67,12 +68,7 @@ export const TURN_SEP = '\n\n***\n\n';
 
 /** Python-stripped, non-blank lines (Python `splitlines`) joined with `' ¶ '`. */
 function joinLines(s: string): string {
-  const out: string[] = [];
-  for (const line of pySplitlines(s)) {
-    const t = pyStrip(line);
-    if (t) out.push(t);
-  }
-  return out.join(PILCROW_JOIN);
+  return pyNonBlankLines(s).join(PILCROW_JOIN);
 }
 
 /**
@@ -289,7 +285,10 @@ export function genericCall(name: string, args: Record<string, unknown>, maxToks
     throw new InvalidArgumentError(`genericCall: args must be a JSON object, got ${args === null ? 'null' : Array.isArray(args) ? 'array' : typeof args}`);
   }
   checkBudget(maxToks, 'genericCall');
-  const items = jsonKeys(args).map((k) => `${k}=${pyRepr(args[k])}`.split('\\n').join(PILCROW_JOIN));
+  const items = jsonKeys(args).map((k) => {
+    const item = `${k}=${pyRepr(args[k])}`;
+    return item.includes('\\n') ? item.replaceAll('\\n', PILCROW_JOIN) : item;
+  });
   return cutFor(profile)(`▶ ${name}(${items.join(', ')})`, maxToks);
 }
 

@@ -146,7 +146,8 @@ const WS_SET = new Set(PY_WHITESPACE);
  * Input: a code point number.
  */
 export function isPyWhitespace(cp: number): boolean {
-  return cp <= 0x20 ? cp === 0x20 || (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1f) : WS_SET.has(cp);
+  if (cp <= 0x20) return cp === 0x20 || (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1f);
+  return cp >= 0x85 && WS_SET.has(cp);
 }
 
 function charSet(chars: unknown): Set<number> {
@@ -253,5 +254,38 @@ export function pySplitlines(s: string, keepends = false): string[] {
     start = end;
   }
   if (start < s.length) out.push(s.slice(start));
+  return out;
+}
+
+/**
+ * (Internal to the library.) The non-blank lines of `s`, each stripped: Python
+ * `[t for t in (l.strip() for l in s.splitlines()) if t]`, each line sliced once. Every line
+ * break of `splitlines` is Python whitespace and no whitespace is astral, so the strip runs on
+ * UTF-16 code units. Linear.
+ */
+export function pyNonBlankLines(s: string): string[] {
+  checkStr('pyNonBlankLines', s);
+  const out: string[] = [];
+  const push = (a: number, b: number): void => {
+    while (a < b && isPyWhitespace(s.charCodeAt(a))) a++;
+    while (b > a && isPyWhitespace(s.charCodeAt(b - 1))) b--;
+    if (b > a) out.push(s.slice(a, b));
+  };
+  let start = 0;
+  if (!hasOtherLineBreak(s)) {
+    for (let q = s.indexOf('\n'); q >= 0; q = s.indexOf('\n', start)) {
+      push(start, q);
+      start = q + 1;
+    }
+  } else {
+    const re = LINE_BREAK;
+    re.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(s)) !== null) {
+      push(start, m.index);
+      start = m.index + m[0].length;
+    }
+  }
+  push(start, s.length);
   return out;
 }

@@ -126,6 +126,11 @@ interface Prepared {
 const PREPARED = new Map<string, Map<string, Prepared>>();
 const PREPARED_MAX = 1024;
 
+/** (Internal: dsl/internals.ts.) Forget the prepared texts. */
+export function clearPrepared(): void {
+  PREPARED.clear();
+}
+
 function prepared(text: string, prefix: string): Prepared {
   let byPrefix = PREPARED.get(text);
   const p0 = byPrefix?.get(prefix);

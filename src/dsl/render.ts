@@ -147,6 +147,12 @@ type PreparedResult = { t: string; keep: boolean; res: string };
  */
 const RESULT_PREP: Record<Profile, Map<string, PreparedResult>> = { clean: new Map(), reference: new Map() };
 
+/** (Internal: dsl/internals.ts.) Forget the prepared results of both profiles. */
+export function clearPreparedResults(): void {
+  RESULT_PREP.clean.clear();
+  RESULT_PREP.reference.clear();
+}
+
 function preparedResult(s: string, profile: Profile): PreparedResult {
   const cache = s.length >= 4096 ? RESULT_PREP[profile] : undefined;
   const hit = cache?.get(s);

@@ -144,10 +144,12 @@ function prepared(text: string, prefix: string): Prepared {
   const last = lines.length - 1;
   const inner = innerTableRows(lines);
   const ranks = lines.map(rank);
-  const keyed = lines.map((_, i) => ({ i, r: i === 0 || i === last ? 0 : inner.has(i) ? 5 : ranks[i]! }));
-  // Within a rank, later lines first: a traceback's innermost frame, a log's latest state.
-  keyed.sort((a, b) => a.r - b.r || b.i - a.i);
-  const p: Prepared = { lines, whole, order: keyed.map((x) => x.i), ranks, len: [], spans: [] };
+  // The keeping order: by rank (0 the first and last lines, 5 a table's inner rows), and within
+  // a rank later lines first (a traceback's innermost frame, a log's latest state). One bucket
+  // per rank, each filled from the last line back, makes that order without a sort.
+  const buckets: number[][] = [[], [], [], [], [], []];
+  for (let i = last; i >= 0; i--) buckets[i === 0 || i === last ? 0 : inner.has(i) ? 5 : ranks[i]!]!.push(i);
+  const p: Prepared = { lines, whole, order: buckets.flat(), ranks, len: [], spans: [] };
   if (byPrefix === undefined) {
     if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
     byPrefix = new Map();

@@ -47,7 +47,7 @@ describe('broken notebooks: each fails with its reason, the others complete, inp
   const utf8 = new TextEncoder();
   // [file, bytes, exact error line after "dlg-compact: "]
   const BAD: Array<[string, string | Uint8Array, string]> = [
-    ['text.ipynb', 'hello', 'text.ipynb: invalid JSON: expecting a value at line 1 column 1 (char 0)'],
+    ['text.ipynb', 'hello', 'text.ipynb: not a notebook: invalid JSON: expecting a value at line 1 column 1 (char 0)'],
     ['empty.ipynb', '', 'empty.ipynb: empty file, not a notebook (0 bytes)'],
     ['list.ipynb', '[]', 'list.ipynb: not a notebook: the JSON value is a list, not an object'],
     ['number.ipynb', '3', 'number.ipynb: not a notebook: the JSON value is 3, not an object'],
@@ -89,14 +89,14 @@ describe('broken notebooks: each fails with its reason, the others complete, inp
     [
       'bom.ipynb',
       new Uint8Array([0xef, 0xbb, 0xbf, ...utf8.encode(GOOD)]),
-      'bom.ipynb: invalid JSON: unexpected byte order mark U+FEFF (strip it before parsing) at line 1 column 1 (char 0)',
+      'bom.ipynb: not a notebook: invalid JSON: unexpected byte order mark U+FEFF (strip it before parsing) at line 1 column 1 (char 0)',
     ],
     ['utf16.ipynb', new Uint8Array(Buffer.from('\ufeff' + GOOD, 'utf16le')), 'utf16.ipynb: not valid UTF-8 (bad byte sequence at byte offset 0)'],
     [
       'deep.ipynb',
       '{"nbformat": 4, "nbformat_minor": 5, "cells": [], "metadata": {"a": ' + '['.repeat(100_000) + ']'.repeat(100_000) + '}}',
       // 68 characters before the first '[' (level 3); level 1001 opens at char 68 + 998
-      'deep.ipynb: invalid JSON: nesting deeper than 1000 levels at line 1 column 1067 (char 1066)',
+      'deep.ipynb: not a notebook: invalid JSON: nesting deeper than 1000 levels at line 1 column 1067 (char 1066)',
     ],
   ];
 
@@ -199,7 +199,7 @@ describe('paths that are not notebooks', () => {
 describe('standard input', () => {
   it.each([
     ['empty', '', 'dlg-compact: <stdin>: empty file, not a notebook (0 bytes)\n'],
-    ['not a notebook', 'hello\n', 'dlg-compact: <stdin>: invalid JSON: expecting a value at line 1 column 1 (char 0)\n'],
+    ['not a notebook', 'hello\n', 'dlg-compact: <stdin>: not a notebook: invalid JSON: expecting a value at line 1 column 1 (char 0)\n'],
     ['a JSON list', '[1, 2]', 'dlg-compact: <stdin>: not a notebook: the JSON value is a list, not an object\n'],
   ])('%s: exit 1, named <stdin>, nothing on standard output', (_name, input, err) => {
     const r = cli(['-'], dir(), input);
@@ -261,7 +261,7 @@ describe('options at and beyond their limits', () => {
     const r = cli(['-j', '1000', '.'], d);
     expect(r.code).toBe(1);
     // Python: json.loads('{') -> "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
-    expect(r.stderr).toBe('dlg-compact: bad.ipynb: invalid JSON: expecting a property name enclosed in double quotes at line 1 column 2 (char 1)\n');
+    expect(r.stderr).toBe('dlg-compact: bad.ipynb: not a notebook: invalid JSON: expecting a property name enclosed in double quotes at line 1 column 2 (char 1)\n');
     expect(
       r.stdout
         .trim()

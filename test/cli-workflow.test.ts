@@ -214,7 +214,7 @@ describe('--watch', () => {
       const before = readFileSync(join(d, 'nbs', 'a-comp.ipynb'));
       writeFileSync(join(d, 'nbs', 'a.ipynb'), DEMO.subarray(0, 100));
       await until(() => err.includes('(watching: retried on the next save)'), 'the error');
-      expect(err).toContain('dlg-compact: nbs/a.ipynb: invalid JSON');
+      expect(err).toContain('dlg-compact: nbs/a.ipynb: not a notebook: invalid JSON');
       expect(readFileSync(join(d, 'nbs', 'a-comp.ipynb'))).toEqual(before);
       // The next save completes it.
       writeFileSync(join(d, 'nbs', 'a.ipynb'), DEMO);

@@ -344,7 +344,7 @@ describe('bad input', () => {
   });
 
   it('names the default source <string>', () => {
-    expect(notebookError(() => readsIpynb('nope')).message).toMatch(/^<string>: invalid JSON/);
+    expect(notebookError(() => readsIpynb('nope')).message).toMatch(/^<string>: not a notebook: invalid JSON/);
   });
 
   const utf8: [string, number[], number][] = [
@@ -362,7 +362,7 @@ describe('bad input', () => {
   it('a UTF-8 byte order mark is a JSON error, as in Python', () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"nbformat": 4, "cells": []}')]);
     const e = notebookError(() => readsIpynbBytes(bytes, 'bom.ipynb'));
-    expect(e.message).toContain('bom.ipynb: invalid JSON');
+    expect(e.message).toContain('bom.ipynb: not a notebook: invalid JSON');
     expect(e.message).toContain('byte order mark');
   });
 

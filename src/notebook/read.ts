@@ -94,7 +94,8 @@ export function readsIpynb(text: string, name = '<string>', opts: ReadOptions = 
     nb = opts.parser === 'lossless' ? parseJson(text) : parseNotebookJson(text);
   } catch (e) {
     if (e instanceof JsonParseError) {
-      const err = new NotebookError(e.message, name);
+      // Said as the other reasons a file is not a notebook are (a text file is one of them).
+      const err = new NotebookError(`not a notebook: ${e.message}`, name);
       Object.defineProperty(err, 'cause', { value: e, enumerable: false });
       throw err;
     }

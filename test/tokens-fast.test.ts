@@ -133,6 +133,44 @@ describe('ASCII pre-token scanner', () => {
   });
 });
 
+describe('memo of the ids of ASCII pieces of 5 to 8 characters', () => {
+  it('gives exact ids on the first and on later sightings, beside non-ASCII pieces of the same length', () => {
+    tokensInternals.clearCache();
+    for (let round = 0; round < 3; round++) {
+      // ' word' (ASCII, a token) next to '\u00a0word' (five units, not ASCII: not memoised)
+      expect(encToks('word\u00a0word word\u00a0word')).toEqual([1801, 5310, 1801, 2195, 5310, 1801]);
+      expect(encToks('   leading')).toEqual([256, 8117]); // ' leading': eight characters, one token
+      expect(encToks('trailing   ')).toEqual([371, 24408, 271]); // 'trailing': eight characters, not a token
+      expect([lenToks('   leading'), lenToks('trailing   ')]).toEqual([2, 3]);
+      // five control characters: one piece of five tokens, more than an entry keeps
+      expect(encToks('\u001c\u001d\u001e\u001f\u001c')).toEqual([216, 217, 218, 219, 216]);
+    }
+  });
+
+  it('keeps the ids of every case of tokens.json on a second encoding', () => {
+    tokensInternals.clearCache();
+    for (const c of TOK.cases) expect(encToks(c.text)).toEqual(c.tokens);
+    for (const c of TOK.cases) expect(encToks(c.text)).toEqual(c.tokens);
+  });
+});
+
+describe('contractions at the end of a text', () => {
+  it('cut a trailing apostrophe or partial contraction as the regex does', () => {
+    const cases: Array<[string, string[]]> = [
+      ["it'", ['it', "'"]],
+      ["it'r", ['it', "'r"]],
+      ["it'l", ['it', "'l"]],
+      ["it're", ["it're"]],
+      ["it'll", ["it'll"]],
+      ["x'\u017f", ["x'\u017f"]],
+    ];
+    for (const [s, pieces] of cases) {
+      expect(tokensInternals.pieces(s)).toEqual(pieces);
+      expect(ends(s)).toEqual(pieces.map((_, i) => pieces.slice(0, i + 1).join('').length));
+    }
+  });
+});
+
 describe('binary-heap merge of medium pieces', () => {
   const withMerge = <T>(heapFrom: number, longFrom: number, f: () => T): T => {
     tokensInternals.setHeapFrom(heapFrom);

@@ -8,7 +8,9 @@
  * the boundaries no token can straddle (split.ts) and its segments merged on their own, from a
  * cache of segments and of single characters.
  * Merged pieces are cached; an ASCII piece of up to four characters that is a token is looked up
- * from its characters without copying its bytes. Byte counts are UTF-8 bytes; string offsets UTF-16 units.
+ * from its characters without copying its bytes, and the ids of an ASCII piece of five to eight
+ * characters come from a memo keyed by its characters. Byte counts are UTF-8 bytes; string
+ * offsets UTF-16 units.
  */
 import { NONE, hashBytes, probe, rankOf, shortGet, type Table } from './ranks.js';
 import { pieceEnd } from './pretokenize.js';
@@ -461,6 +463,80 @@ function mergeSegment(p: Uint8Array, a: number, b: number, t: Table, out: number
   for (let i = 0; i < c; i++) segIds[base + i] = out[before + i]!;
 }
 
+// The ids of ASCII pieces of 5 to 8 characters (most of the longer pieces of English and
+// code; most are one token), direct-mapped on their characters packed into two ints: a hit
+// costs one cache line and no copy of the piece, where the whole-token probe alone reads the
+// hash slot, the rank's length and offset and its bytes (four lines of tables of megabytes).
+// Entries of MEMO_INTS ints: [lo, hi, units, count, id0 .. id3], pieces of at most 4 ids;
+// units 0 marks an empty entry. A missed piece is encoded and stored in its entry.
+const MEMO_SLOTS = 8192;
+const MEMO_INTS = 8;
+const MEMO_IDS = 4;
+let memo = new Int32Array(MEMO_INTS * MEMO_SLOTS);
+// The entry and key of the piece of the last memoLookup.
+let memoAt = 0;
+let memoLo = 0;
+let memoHi = 0;
+
+/**
+ * Look the ASCII piece `s[start, start + units)` (5 <= units <= 8) up in the memo: its number
+ * of ids when there (they are at `memo[memoAt + 4 ..]`), 0 when not (`memoAt` is its entry, to
+ * fill), -1 when the piece is not ASCII.
+ */
+function memoLookup(s: string, start: number, units: number): number {
+  const c0 = s.charCodeAt(start);
+  const c1 = s.charCodeAt(start + 1);
+  const c2 = s.charCodeAt(start + 2);
+  const c3 = s.charCodeAt(start + 3);
+  let or = c0 | c1 | c2 | c3;
+  const lo = (c0 << 24) | (c1 << 16) | (c2 << 8) | c3;
+  let hi = 0;
+  for (let k = start + 4; k < start + units; k++) {
+    const c = s.charCodeAt(k);
+    or |= c;
+    hi = (hi << 8) | c;
+  }
+  if (or >= 0x80) return -1;
+  const e = MEMO_INTS * ((Math.imul(lo ^ Math.imul(hi ^ units, 0x9e3779b1), 0x85ebca6b) >>> 19) & (MEMO_SLOTS - 1));
+  const m = memo;
+  memoAt = e;
+  if (m[e] === lo && m[e + 1] === hi && m[e + 2] === units) return m[e + 3]!;
+  memoLo = lo;
+  memoHi = hi;
+  return 0;
+}
+
+/**
+ * Encode the ASCII piece `s[start, end)` of 5 to 8 characters that {@link memoLookup} missed
+ * (its entry `e`): a whole token, or the merge rule's ids; stored in the entry when at most
+ * {@link MEMO_IDS}. Appends to `out` when given; returns the count.
+ */
+function memoFill(s: string, start: number, end: number, t: Table, out: number[] | null, e: number): number {
+  const n = loadPiece(s, start, end);
+  const p = pieceBytes;
+  const m = memo;
+  const whole = probe(t, p, 0, n, hashBytes(p, 0, n));
+  m[e] = memoLo;
+  m[e + 1] = memoHi;
+  if (whole !== NONE) {
+    m[e + 2] = n;
+    m[e + 3] = 1;
+    m[e + 4] = whole;
+    if (out) out.push(whole);
+    return 1;
+  }
+  const ids: number[] = out ?? [];
+  const before = ids.length;
+  mergePlain(p, n, t, ids);
+  const c = ids.length - before;
+  if (c <= MEMO_IDS) {
+    m[e + 2] = n;
+    m[e + 3] = c;
+    for (let k = 0; k < c; k++) m[e + 4 + k] = ids[before + k]!;
+  } else m[e + 2] = 0; // too many ids to keep: the entry is left empty
+  return c;
+}
+
 /**
  * Token ids of the piece `s[start, end)` (tiktoken's `byte_pair_encode`, with its rule that a
  * piece which is itself a token is one token): appended to `out` when given. Returns the count.
@@ -471,26 +547,38 @@ export function encodePiece(s: string, start: number, end: number, t: Table, out
     // An ASCII piece of up to 4 characters that is a token is looked up from its characters
     // (its bytes), without copying them; other short pieces go the usual way.
     const c0 = s.charCodeAt(start);
-    if (units === 1 && c0 < 0x80) {
-      if (out) out.push(t.byte1[c0]!);
-      return 1;
+    if (units === 1) {
+      if (c0 < 0x80) {
+        if (out) out.push(t.byte1[c0]!);
+        return 1;
+      }
+    } else {
+      // (No read past the piece: one past the string's end would slow the optimised code.)
+      const c1 = s.charCodeAt(start + 1);
+      let whole = NONE;
+      if (units === 2) {
+        if ((c0 | c1) < 0x80) whole = t.pair2[(c0 << 8) | c1]!;
+      } else if (units === 3) {
+        const c2 = s.charCodeAt(start + 2);
+        if ((c0 | c1 | c2) < 0x80) whole = shortGet(t.short3, (c0 << 16) | (c1 << 8) | c2);
+      } else if (units === 4) {
+        const c2 = s.charCodeAt(start + 2);
+        const c3 = s.charCodeAt(start + 3);
+        if ((c0 | c1 | c2 | c3) < 0x80) whole = shortGet(t.short4, (c0 << 24) | (c1 << 16) | (c2 << 8) | c3);
+      }
+      if (whole !== NONE) {
+        if (out) out.push(whole);
+        return 1;
+      }
     }
-    const c1 = s.charCodeAt(start + 1);
-    let whole = NONE;
-    if (units === 2) {
-      if ((c0 | c1) < 0x80) whole = t.pair2[(c0 << 8) | c1]!;
-    } else if (units === 3) {
-      const c2 = s.charCodeAt(start + 2);
-      if ((c0 | c1 | c2) < 0x80) whole = shortGet(t.short3, (c0 << 16) | (c1 << 8) | c2);
-    } else if (units === 4) {
-      const c2 = s.charCodeAt(start + 2);
-      const c3 = s.charCodeAt(start + 3);
-      if ((c0 | c1 | c2 | c3) < 0x80) whole = shortGet(t.short4, (c0 << 24) | (c1 << 16) | (c2 << 8) | c3);
+  }
+  if (units >= 5 && units <= 8) {
+    const c = memoLookup(s, start, units);
+    if (c > 0) {
+      if (out) for (let k = 0, e = memoAt + 4; k < c; k++) out.push(memo[e + k]!);
+      return c;
     }
-    if (whole !== NONE) {
-      if (out) out.push(whole);
-      return 1;
-    }
+    if (c === 0) return memoFill(s, start, end, t, out, memoAt);
   }
   const n = loadPiece(s, start, end);
   const p = pieceBytes;
@@ -577,6 +665,7 @@ export function setSplitFrom(k: number): void {
 
 /** Test hook: empty the piece cache (and the cache of merged segments). */
 export function clearPieceCache(): void {
+  memo = new Int32Array(MEMO_INTS * MEMO_SLOTS);
   segLen.fill(0);
   charMerge.fill(0);
   cacheKeys = new Array<string | undefined>(CACHE_SLOTS);

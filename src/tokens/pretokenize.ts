@@ -197,10 +197,15 @@ function runEnd(s: string, i: number, mask: number): number {
 
 /** `i` plus the length of the contraction (`'s`, `'t`, `'re`, `'ve`, `'m`, `'ll`, `'d`, any case, `'ſ`) at `i`. */
 function contractionEnd(s: string, i: number): number {
-  if (s.charCodeAt(i) !== 0x27) return i;
-  const c1 = s.charCodeAt(i + 1) | 0x20;
+  // Every read is within the string: a read past the end (NaN) would make the engine's
+  // optimised code of this function and its callers handle doubles from then on.
+  const n = s.length;
+  if (i + 1 >= n || s.charCodeAt(i) !== 0x27) return i;
+  const d1 = s.charCodeAt(i + 1);
+  const c1 = d1 | 0x20;
+  if (d1 === 0x17f || c1 === 0x73 || c1 === 0x74 || c1 === 0x6d || c1 === 0x64) return i + 2; // s ſ t m d
+  if (i + 2 >= n) return i;
   const c2 = s.charCodeAt(i + 2) | 0x20;
-  if (s.charCodeAt(i + 1) === 0x17f || c1 === 0x73 || c1 === 0x74 || c1 === 0x6d || c1 === 0x64) return i + 2; // s ſ t m d
   if ((c1 === 0x72 || c1 === 0x76) && c2 === 0x65) return i + 3; // re ve
   if (c1 === 0x6c && c2 === 0x6c) return i + 3; // ll
   return i;
@@ -246,7 +251,7 @@ export function scanPiece(s: string, pos: number): number {
   let e4 = q4;
   while (e4 < n && !(kindAt(s, e4) & (K_WS | K_L | K_N))) e4 += cpWidth(s, e4);
   if (e4 > q4) {
-    for (let c = s.charCodeAt(e4); e4 < n && (c === 10 || c === 13 || c === 0x2f); c = s.charCodeAt(++e4));
+    for (let c = 0; e4 < n && ((c = s.charCodeAt(e4)) === 10 || c === 13 || c === 0x2f); e4++);
     return e4;
   }
   // 5. `\s*[\r\n]+`: up to the last \r or \n of the white-space run

@@ -5,7 +5,7 @@
  * loads. The command's own runs with --jobs are in cli.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -13,7 +13,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IN_FLIGHT, LANES, claimJob, runInWorkers, runLanes, type StartedWorkers } from '../src/cli/jobs.js';
 import type { FileJob, FileResult } from '../src/cli/job.js';
 import { processFile } from '../src/cli/process-file.js';
-import { CLI, cliEnv, ensureBuilt } from './built-cli.js';
 import { ROOT } from './support.js';
 
 const DEMO = join(ROOT, 'notebooks', 'demo.ipynb');
@@ -148,42 +147,4 @@ describe('reading an input', () => {
     expect({ ...viaPipe, path: 'file.ipynb' }).toEqual(plain);
     expect('bytes' in plain && plain.bytes?.before).toBe(readFileSync(DEMO).length);
   });
-});
-
-describe('an interrupted run (SIGINT, SIGTERM)', () => {
-  // The temporary files a run holds open are its own (named with its pid) and are removed
-  // before it ends by the signal; another process's are left alone, complete outputs stay.
-  for (const [signal, jobs] of [
-    ['SIGINT', '2'],
-    ['SIGTERM', '1'],
-  ] as const) {
-    it(`${signal} with --jobs ${jobs}: its own temporary files are removed, the exit is by ${signal}`, async () => {
-      ensureBuilt();
-      const dir = tempDir();
-      const names = Array.from({ length: 400 }, (_, i) => `d${String(i).padStart(3, '0')}.ipynb`);
-      for (const n of names) copyFileSync(DEMO, join(dir, n));
-      const child = spawn(process.execPath, [CLI, '--no-progress', '--quiet', '--jobs', jobs, '.'], { cwd: dir, env: cliEnv(), stdio: 'ignore' });
-      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, sig) => done({ code, signal: sig })));
-      // As a write in progress would hold them: one of this run's, one of a live other process's.
-      const own = `.d000-comp.ipynb.dlg-compact-${child.pid}-0badf00d.tmp`;
-      const other = `.d001-comp.ipynb.dlg-compact-${process.pid}-0badf00d.tmp`;
-      writeFileSync(join(dir, own), '');
-      writeFileSync(join(dir, other), '');
-      const outputs = () => readdirSync(dir).filter((n) => n.endsWith('-comp.ipynb'));
-      while (outputs().length === 0) await new Promise((r) => setTimeout(r, 5));
-      child.kill(signal);
-      const end = await ended;
-      expect(end).toEqual({ code: null, signal });
-      const done = outputs();
-      expect(done.length).toBeGreaterThan(0);
-      expect(done.length).toBeLessThan(names.length); // the signal came in the middle of the run
-      expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([other]);
-      // Each output there is whole: the demo's flat notebook (one raw cell naming its source).
-      for (const n of done) {
-        const nb = JSON.parse(readFileSync(join(dir, n), 'utf8'));
-        expect(nb.cells.map((c: { cell_type: string }) => c.cell_type)).toEqual(['raw']);
-        expect(nb.metadata.dlg_compact.source).toBe(n.replace('-comp', ''));
-      }
-    });
-  }
 });

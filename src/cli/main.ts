@@ -195,8 +195,6 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   for (const p of planned) if (isFailure(p) || isSkip(p)) bar?.increment();
   flush();
 
-  const targets = jobs.flatMap((j) => (j.target === null ? [] : [j.target]));
-  const stopGuard = asProgram && targets.length > 0 ? (await import('./interrupt.js')).removeTempsOnSignal(targets) : undefined;
   try {
     if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
     if (parallel) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult, early);
@@ -205,7 +203,6 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       for (const j of jobs) onResult(await processFile(j));
     }
   } finally {
-    stopGuard?.();
     await early?.stop(); // no-op for workers already done
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes
@@ -214,9 +211,6 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   }
   return failed > 0 || (pending > 0 && !opts.dryRun) ? 1 : 0;
 }
-
-/** Set by {@link runAsProgram}: the process's signals are this run's to handle (not when `main` is called by a host program). */
-let asProgram = false;
 
 /** True when this module is the program node was asked to run (not imported, not a worker). */
 function invokedAsProgram(): boolean {
@@ -236,7 +230,6 @@ function invokedAsProgram(): boolean {
  * by the package's launcher (`dist/bin/main.js`) and when this module is run directly.
  */
 export function runAsProgram(): void {
-  asProgram = true;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') {
       process.stdout.write = (() => true) as typeof process.stdout.write;

@@ -215,35 +215,6 @@ function removeStaleTemps(dir: string): void {
   }
 }
 
-/**
- * Remove this process's own temporary files ({@link tempPathFor}, made by any of its threads)
- * from the folders `dirs`: for a run being interrupted, so that no partly written output is
- * left behind. Synchronous, as it runs in a signal handler; a folder that cannot be listed
- * and a file that cannot be removed are passed over. Returns how many files it removed.
- */
-export function removeOwnTemps(dirs: Iterable<string>): number {
-  let removed = 0;
-  for (const dir of new Set(dirs)) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const m = TEMP_NAME.exec(name);
-      if (m === null || Number(m[1]) !== process.pid) continue;
-      try {
-        unlinkSync(join(dir, name));
-        removed++;
-      } catch {
-        // renamed into place a moment ago, or already gone
-      }
-    }
-  }
-  return removed;
-}
-
 /** The file a symbolic link finally names (resolved even when that file does not exist yet). */
 async function linkTarget(path: string): Promise<string> {
   try {

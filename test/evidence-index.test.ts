@@ -50,6 +50,42 @@ describe('gatherFacts', () => {
   });
 });
 
+describe('gatherFacts: names defined at line starts', () => {
+  it('every line break a multiline search knows, white space over line ends, one match per search step', () => {
+    const code =
+      'def\n  spanning(x): pass\r\nwin_name = 1\rmac_name = 2\u2028sep_name: int = 3\u2029para_name=4\n  indented = 5\nsame == 6\n' +
+      'async  def fetch_all(): pass\nclass\tKlass: pass\n_private = 7\n9bad = 8\ndef two(): x = 1';
+    expect([...gatherFacts([{ text: code, code: true }]).names.keys()]).toEqual([
+      'spanning',
+      'win_name',
+      'mac_name',
+      'sep_name',
+      'para_name',
+      'fetch_all',
+      'Klass',
+      '_private',
+      'two',
+    ]);
+  });
+});
+
+describe('evidenceIndex: the words a body shows', () => {
+  const facts = prepareFacts(
+    gatherFacts([{ text: 'KeyError ValueError load_data LoadData /a/b.py https://x.org/y' }, { text: 'def load_data(): pass\nLoadData = 1', code: true }]),
+  );
+  const head = '## Also in the dialog, cut above\n\n';
+  it('a word starts at the first ASCII letter or `_` and runs over word characters', () => {
+    // `3KeyError` and `éValueError` show the error names; `load_datas` and `xLoadData` show no name
+    expect(evidenceIndex(facts, '3KeyError éValueError load_datas xLoadData', 100)).toBe(
+      `${head}Paths: /a/b.py\nURLs: https://x.org/y\nDefined in code: LoadData, load_data`,
+    );
+    expect(evidenceIndex(facts, 'KeyError_ ValueError1 _load_data https://x.org/y /a/b.py', 100)).toBe(
+      `${head}Errors: ValueError, KeyError\nDefined in code: LoadData, load_data`,
+    );
+    expect(evidenceIndex(facts, 'load_data LoadData', 100)).toBe(`${head}Paths: /a/b.py\nURLs: https://x.org/y\nErrors: ValueError, KeyError`);
+  });
+});
+
 describe('evidenceIndex', () => {
   const facts = prepareFacts(gatherFacts([{ text }, { text: code, code: true }]));
   const body = 'shown: /srv/app/config.yaml and load';

@@ -4,7 +4,7 @@
  * would take quadratic time.
  */
 import { describe, expect, it } from 'vitest';
-import { cutAt, errorSpans, hasUrlOrPath, pathSpans, urlSpans } from '../src/dsl/evidence-scan.js';
+import { cutAt, eachError, eachPath, eachUrl, errorSpans, hasUrlOrPath, pathSpans, urlSpans } from '../src/dsl/evidence-scan.js';
 import { compactResult } from '../src/dsl/render.js';
 import { gatherFacts } from '../src/dsl/evidence-index.js';
 
@@ -63,5 +63,47 @@ describe('facts of tool calls', () => {
     );
     d.mkMessage('Load them', { type: 'prompt', id: 'p1', reply: `Answer: x = 5 is fine.\n\n\`\`\`json {.tool}\n${block}\n\`\`\`` });
     expect(withFlatIndex(d, '', 100)).toBe('\n\n## Also in the dialog, cut above\n\nErrors: FileNotFoundError\nDefined in code: ORDERS_PATH, load_orders');
+  });
+});
+
+describe('callback scanners (the evidence index)', () => {
+  const collect = (scan: (fn: (x: string) => void) => void): string[] => {
+    const out: string[] = [];
+    scan((x) => out.push(x));
+    return out;
+  };
+  const cases = [
+    'see https://a.org/x, (https://b.org/y) "https://c.org/z**" https://d.org/p&#x27; https://e.org/q\\n@r https://f.org/lo…',
+    // a `&` further back than a character reference reaches, and one just within it
+    'https://a.org/q?x=1&y=2 https://b.org/?a&quot; https://c.org/p&abcdefgh; s3://b/k gs://x/y.csv HTTPS://U.ORG/Z x://no',
+    'at /srv/app, ~/x.csv, ./a/b, a/b.py, a/b/c, 2/math.pi, </td>, \\n/usr/lib/x, notes.md, x.y.md, -run.sh, ../up/one.tar',
+    // extensions: upper case, too long, followed by a word character, at the very end
+    'a.PY b.pyx c.parquet d.parquets e.md_ f.md2 /r/~x.csv /r/a.b~.py /x.toolongext ~/f.c++ end.py',
+    'cut /usr/local/lib/py … and /srv/app<TRUNCATED> but /srv/web <TRUNCATED> x//y/z.py a:/b/c.py',
+    'KeyError \\nValueError my_Error Error xError OSError1 é_KeyError 3KeyError NotAnException',
+  ];
+  it('pass the texts of the span scanners, in the same order', () => {
+    for (const t of cases) {
+      for (const cut of [false, true]) {
+        expect(collect((f) => eachUrl(t, cut, f))).toEqual(texts(urlSpans(t, cut)));
+        expect(collect((f) => eachPath(t, cut, f))).toEqual(texts(pathSpans(t, cut)));
+      }
+      expect(collect((f) => eachError(t, f))).toEqual(texts(errorSpans(t)));
+    }
+  });
+
+  it('exact finds, and with `wanted` only those in it', () => {
+    expect(collect((f) => eachUrl(cases[1]!, false, f))).toEqual([
+      'https://a.org/q?x=1&y=2',
+      'https://b.org/?a',
+      'https://c.org/p&abcdefgh',
+      's3://b/k',
+      'gs://x/y.csv',
+      'HTTPS://U.ORG/Z',
+    ]);
+    // `/x.toolongext`: a rooted name's extension has at most 8 characters; `x.csv` is the bare name after `~`
+    expect(collect((f) => eachPath(cases[3]!, false, f))).toEqual(['/r/~x.csv', '/r/a.b~.py', 'c.parquet', 'x.csv', 'end.py']);
+    expect(collect((f) => eachPath(cases[3]!, false, f, new Set(['end.py', '/r/~x.csv', 'b.pyx'])))).toEqual(['/r/~x.csv', 'end.py']);
+    expect(collect((f) => eachError(cases[5]!, f))).toEqual(['KeyError', 'ValueError', 'NotAnException']);
   });
 });

@@ -20,7 +20,7 @@
  * most often come first (ties: the latest mention, as recent evidence matters most).
  */
 import { fitsToks, lenToks } from '../tokens/index.js';
-import { errorSpans, FACT_MAX, pathSpans, urlSpans } from './evidence-scan.js';
+import { eachError, eachPath, eachUrl, FACT_MAX } from './evidence-scan.js';
 
 /** The classes of facts an index lists, in the order of its lines. */
 export const INDEX_CLASSES = ['files', 'urls', 'errors', 'names'] as const;
@@ -36,9 +36,6 @@ export const INDEX_UNITS_PER_TOKEN = 300;
 
 /** The heading of the index section. */
 export const INDEX_HEADING = '## Also in the dialog, cut above';
-
-/** `def NAME`, `class NAME`, or a top-level `NAME =` at the start of a line of code. */
-const DEF_RE = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/gm;
 
 /** A text of the dialog to gather facts from; `code` marks source code (names are defined there). */
 export interface FactSource {
@@ -67,19 +64,71 @@ function count(m: Map<string, Mentions>, v: string): void {
 }
 
 /**
+ * The start of each line of `code` (after `\n`, `\r`, U+2028 or U+2029, as `^` of a multiline
+ * regular expression) whose first character may start a definition, passed to `fn` in order.
+ */
+function eachLineStart(code: string, fn: (at: number) => void): void {
+  const rare = /[\r\u2028\u2029]/.test(code);
+  for (let at = 0; at < code.length; ) {
+    const c = code.charCodeAt(at);
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) fn(at);
+    // The next line: past the next terminator (the common `\n` found by a search).
+    let k = code.indexOf('\n', at);
+    if (k < 0) k = code.length;
+    for (let j = at; rare && j < k; j++) {
+      const t = code.charCodeAt(j);
+      if (t === 13 || t === 0x2028 || t === 0x2029) {
+        k = j;
+        break;
+      }
+    }
+    at = k + 1;
+  }
+}
+
+/**
+ * `def NAME`, `class NAME`, or a top-level `NAME =` (not `==`), tried at the start of a line of
+ * code (sticky: it is the multiline `^…` search, run only where a line starts).
+ */
+const DEF_AT = /(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/y;
+
+/**
+ * The names {@link DEF_AT} defines in `code`, in order, passed to `fn`: tried where a line starts
+ * with a letter or `_`; as in a global search, the next is looked for after a match (whose
+ * white space may run over line ends).
+ */
+function eachDef(code: string, fn: (name: string) => void): void {
+  let after = 0;
+  eachLineStart(code, (at) => {
+    if (at < after) return;
+    DEF_AT.lastIndex = at;
+    const m = DEF_AT.exec(code);
+    if (m === null) return;
+    after = DEF_AT.lastIndex;
+    fn((m[1] ?? m[2])!);
+  });
+}
+
+/**
  * The files, URLs, error names and names defined in code that `sources` mention. Linear in
  * their length.
  */
 export function gatherFacts(sources: Iterable<FactSource>): Facts {
   const f: Facts = { files: new Map(), urls: new Map(), errors: new Map(), names: new Map() };
   mention = 0;
+  const url = (u: string): void => count(f.urls, u);
+  const file = (p: string): void => count(f.files, p);
+  const error = (x: string): void => count(f.errors, x);
+  // Names of one or two characters (`i`, `df`, `e1`) are scratch, not what a reader looks up.
+  const name = (x: string): void => {
+    if (x.length >= 3) count(f.names, x);
+  };
   for (const { text, code } of sources) {
     if (text === '') continue;
-    for (const u of urlSpans(text, true)) count(f.urls, u.text);
-    for (const p of pathSpans(text, true)) count(f.files, p.text);
-    for (const x of errorSpans(text)) count(f.errors, x.text);
-    // Names of one or two characters (`i`, `df`, `e1`) are scratch, not what a reader looks up.
-    if (code) for (const m of text.matchAll(DEF_RE)) if ((m[1] ?? m[2])!.length >= 3) count(f.names, (m[1] ?? m[2])!);
+    eachUrl(text, true, url);
+    eachPath(text, true, file);
+    eachError(text, error);
+    if (code) eachDef(text, name);
   }
   // A path that is the tail of a URL is the URL's, not a file of its own.
   for (const u of f.urls.keys()) f.files.delete(u.replace(/^[a-z0-9]+:/, ''));
@@ -88,15 +137,40 @@ export function gatherFacts(sources: Iterable<FactSource>): Facts {
 
 /** Facts in the order an index lists them: most mentioned first, ties by the latest mention. */
 function ranked(m: Map<string, Mentions>): string[] {
-  return [...m.keys()].sort((a, b) => m.get(b)!.count - m.get(a)!.count || m.get(b)!.last - m.get(a)!.last);
+  return [...m].sort(([, a], [, b]) => b.count - a.count || b.last - a.last).map(([x]) => x);
 }
 
-/** What a rendered text shows of the facts: every URL, path, error name and word in it. */
-function shownIn(body: string): Set<string> {
+const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+
+/**
+ * The facts that a rendered text shows: as a URL, a path, or a word (`[A-Za-z_]\w*`) of it. One
+ * pass of each kind over `body`, each only when there are facts it can show (a URL has `://`,
+ * which no path or word has; a path has `/` or `.`, which no word has); a word is cut out and
+ * looked up only when some fact has its first character and length (`words`).
+ */
+function shownIn(body: string, facts: PreparedFacts): Set<string> {
+  const { all, words, ranked } = facts;
   const s = new Set<string>();
-  for (const u of urlSpans(body)) s.add(u.text);
-  for (const p of pathSpans(body)) s.add(p.text);
-  for (const m of body.matchAll(/[A-Za-z_]\w*/g)) s.add(m[0]);
+  const add = (x: string): void => {
+    s.add(x);
+  };
+  if (ranked.urls.length > 0) eachUrl(body, false, add, all);
+  if (ranked.files.length > 0) eachPath(body, false, add, all);
+  if (ranked.errors.length === 0 && ranked.names.length === 0) return s;
+  for (let i = 0; i < body.length; ) {
+    const c = body.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) {
+      i++;
+      continue;
+    }
+    let e = i + 1;
+    while (e < body.length && isWordChar(body.charCodeAt(e))) e++;
+    if (e - i <= FACT_MAX && words[c * (FACT_MAX + 1) + e - i] === 1) {
+      const w = body.slice(i, e);
+      if (all.has(w)) s.add(w);
+    }
+    i = e;
+  }
   return s;
 }
 
@@ -105,12 +179,24 @@ export interface PreparedFacts {
   ranked: Record<IndexClass, string[]>;
   /** Whether there is any fact at all. */
   any: boolean;
+  /** Every fact, of all classes. */
+  all: Set<string>;
+  /** Flags by `first char code * (FACT_MAX + 1) + length` of the facts that are words (`[A-Za-z_]\w*`), for ASCII first characters. */
+  words: Uint8Array;
 }
 
 /** Rank gathered facts once, for many {@link evidenceIndex} calls. */
 export function prepareFacts(f: Facts): PreparedFacts {
   const r = Object.fromEntries(INDEX_CLASSES.map((c) => [c, ranked(f[c])])) as Record<IndexClass, string[]>;
-  return { ranked: r, any: INDEX_CLASSES.some((c) => r[c].length > 0) };
+  const all = new Set<string>();
+  const words = new Uint8Array(128 * (FACT_MAX + 1));
+  for (const c of INDEX_CLASSES) {
+    for (const x of r[c]) {
+      all.add(x);
+      if (/^[A-Za-z_]\w*$/.test(x)) words[x.charCodeAt(0) * (FACT_MAX + 1) + x.length] = 1;
+    }
+  }
+  return { ranked: r, any: all.size > 0, all, words };
 }
 
 function render(lists: Record<IndexClass, string[]>): string {
@@ -127,7 +213,7 @@ function render(lists: Record<IndexClass, string[]>): string {
  */
 export function evidenceIndex(facts: PreparedFacts, body: string, maxToks: number): string {
   if (!facts.any || maxToks <= 0) return '';
-  const shown = shownIn(body);
+  const shown = shownIn(body, facts);
   const missing = INDEX_CLASSES.map((c) => facts.ranked[c].filter((x) => !shown.has(x)));
   const lists = Object.fromEntries(INDEX_CLASSES.map((c) => [c, [] as string[]])) as Record<IndexClass, string[]>;
   const head = lenToks(`${INDEX_HEADING}\n\n`);

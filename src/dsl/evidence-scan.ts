@@ -161,3 +161,169 @@ export function hasUrlOrPath(line: string): boolean {
   for (const _ of pathSpans(line)) return true;
   return false;
 }
+
+// Callback scanners for the evidence index, which wants only the texts: the same spans as
+// `urlSpans`, `pathSpans` and `errorSpans`, in the same order, without a span object per find,
+// with char-code tests where those use small strings or regular expressions, and (`wanted`)
+// without testing a candidate that is not one of the facts looked for.
+
+/** The longest extension in {@link EXTENSIONS}. */
+const EXT_MAX = Math.max(...[...EXTENSIONS].map((x) => x.length));
+
+/** Flags by `first letter (a = 0) * (EXT_MAX + 1) + length` of the {@link EXTENSIONS}, tested before one is cut out. */
+const EXT_SHAPES = new Uint8Array(26 * (EXT_MAX + 1));
+for (const x of EXTENSIONS) EXT_SHAPES[(x.charCodeAt(0) - 97) * (EXT_MAX + 1) + x.length] = 1;
+
+/** A character reference glued to a URL's end: `&#x27`, `&quot;` … */
+const CHAR_REF = /^&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/;
+
+/** `.`, `,`, `;`, `:`, `!`, `?`, `*` or `|`: trailing punctuation, emphasis or a table bar. */
+const isUrlTrail = (c: number): boolean => c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 42 || c === 124;
+
+/** `urlEnd`, looking back for a `&` only as far as a character reference reaches (9 units). */
+function urlEndNear(text: string, a: number, e: number): number {
+  for (;;) {
+    while (e > a && isUrlTrail(text.charCodeAt(e - 1))) e--;
+    let amp = -1;
+    for (let k = e - 1, stop = Math.max(a + 1, e - 9); k >= stop; k--) {
+      if (text.charCodeAt(k) === 38) {
+        amp = k;
+        break;
+      }
+    }
+    if (amp < 0 || !CHAR_REF.test(text.slice(amp, e))) return e;
+    e = amp;
+  }
+}
+
+/** The texts of {@link urlSpans}`(text, skipCut)`, in order, passed to `fn`. */
+export function eachUrl(text: string, skipCut: boolean, fn: (url: string) => void, wanted?: ReadonlySet<string>): void {
+  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
+    let a = i;
+    while (a > 0 && a > i - 6 && isWordChar(text.charCodeAt(a - 1))) a--;
+    if (i - a < 2) continue; // the shortest scheme is `s3` or `gs`
+    const scheme = text.slice(a, i).toLowerCase();
+    if (scheme !== 'http' && scheme !== 'https' && scheme !== 'ftp' && scheme !== 's3' && scheme !== 'gs') continue;
+    if (a > 0 && isWordChar(text.charCodeAt(a - 1))) continue;
+    let b = i + 3;
+    while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
+    if (b === i + 3) continue;
+    const e = urlEndNear(text, a, b);
+    if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) {
+      const u = text.slice(a, e);
+      if (wanted === undefined || wanted.has(u)) fn(u);
+    }
+    i = b - 3;
+  }
+}
+
+/** `n`, `t` or `r`: the letter of a `\n`, `\t` or `\r` escape. */
+const isEscapeLetter = (c: number): boolean => c === 110 || c === 116 || c === 114;
+
+/** Whether part `[s, e)` of `p` is one that `isPath` counts: not empty, `~`, `.` or `..`. */
+function countedPart(p: string, s: number, e: number): boolean {
+  const n = e - s;
+  if (n === 0) return false;
+  const c = p.charCodeAt(s);
+  if (n === 1) return c !== 126 && c !== 46;
+  return !(n === 2 && c === 46 && p.charCodeAt(s + 1) === 46);
+}
+
+/** Whether the last part `[s, e)` of a rooted path is a file name: `[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}`. */
+function rootedFileName(p: string, s: number, e: number): boolean {
+  const c0 = p.charCodeAt(s);
+  if (!(isWordChar(c0) || c0 === 64 || c0 === 43 || c0 === 45)) return false;
+  let dot = -1;
+  for (let k = e - 1; k > s; k--) {
+    const c = p.charCodeAt(k);
+    if (c === 46) {
+      dot = k;
+      break;
+    }
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57))) return false;
+  }
+  if (dot < 0 || e - dot - 1 < 1 || e - dot - 1 > 8) return false;
+  for (let k = s + 1; k < dot; k++) if (p.charCodeAt(k) === 126) return false;
+  return true;
+}
+
+/** {@link isPath} without splitting: the same answer for a run of path characters. */
+function isPathRun(p: string, before: number): boolean {
+  if (before === 60 || before === 58 || p.includes('//')) return false; // '<', ':'
+  let parts = 0;
+  let ls = 0;
+  let le = 0;
+  for (let s = 0; s <= p.length; ) {
+    let k = p.indexOf('/', s);
+    if (k < 0) k = p.length;
+    if (countedPart(p, s, k)) {
+      parts++;
+      ls = s;
+      le = k;
+    }
+    s = k + 1;
+  }
+  if (parts === 0) return false;
+  const c0 = p.charCodeAt(0);
+  const c1 = p.charCodeAt(1);
+  const rooted = c0 === 47 || ((c0 === 126 || c0 === 46) && c1 === 47) || (c0 === 46 && c1 === 46 && p.charCodeAt(2) === 47);
+  if (rooted) return parts >= 2 || rootedFileName(p, ls, le);
+  if (parts < 2) return false;
+  const dot = p.lastIndexOf('.', le - 1);
+  if (dot <= ls || le - dot - 1 > EXT_MAX) return false;
+  return EXTENSIONS.has(p.slice(dot + 1, le).toLowerCase());
+}
+
+/** The texts of {@link pathSpans}`(text, skipCut)`, in order, passed to `fn`; with `wanted`, only those in it. */
+export function eachPath(text: string, skipCut: boolean, fn: (path: string) => void, wanted?: ReadonlySet<string>): void {
+  let end = 0;
+  for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
+    let a = i;
+    while (a > end && isPathChar(text.charCodeAt(a - 1))) a--;
+    if (a > 0 && text.charCodeAt(a - 1) === 92 && isEscapeLetter(text.charCodeAt(a))) a++;
+    let b = i + 1;
+    while (b < text.length && isPathChar(text.charCodeAt(b))) b++;
+    end = b;
+    let e = b;
+    for (let c = text.charCodeAt(e - 1); e > a && (c === 46 || c === 45 || c === 47); c = text.charCodeAt(e - 1)) e--;
+    if (e - a > FACT_MAX || (skipCut && cutAt(text, b))) continue;
+    const p = text.slice(a, e);
+    if (wanted !== undefined && !wanted.has(p)) continue;
+    if (isPathRun(p, a > 0 ? text.charCodeAt(a - 1) : -1)) fn(p);
+  }
+  // A word run holds no `.`, so the search for the next one may resume right after this one.
+  for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1)) {
+    // The extension: lower-case ASCII letters up to a character that is no word character.
+    let x = i + 1;
+    while (x - i <= EXT_MAX) {
+      const c = text.charCodeAt(x);
+      if (!(c >= 97 && c <= 122)) break; // also past the end (NaN)
+      x++;
+    }
+    if (x === i + 1 || isWordChar(text.charCodeAt(x))) continue;
+    if (EXT_SHAPES[(text.charCodeAt(i + 1) - 97) * (EXT_MAX + 1) + x - i - 1] !== 1 || !EXTENSIONS.has(text.slice(i + 1, x))) continue;
+    let a = i;
+    while (a > 0 && (isWordChar(text.charCodeAt(a - 1)) || text.charCodeAt(a - 1) === 45)) a--;
+    while (a < i && text.charCodeAt(a) === 45) a++;
+    const before = a > 0 ? text.charCodeAt(a - 1) : -1;
+    if (a === i || before === 47 || before === 46 || x - a > FACT_MAX) continue;
+    const p = text.slice(a, x);
+    if (wanted === undefined || wanted.has(p)) fn(p);
+  }
+}
+
+/** The texts of {@link errorSpans}`(text)`, in order, passed to `fn`. */
+export function eachError(text: string, fn: (name: string) => void): void {
+  for (const word of ['Error', 'Exception']) {
+    for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + word.length)) {
+      const e = i + word.length;
+      if (e < text.length && isWordChar(text.charCodeAt(e))) continue;
+      let a = i;
+      let underscore = false;
+      while (a > 0 && a > i - FACT_MAX && isWordChar(text.charCodeAt(a - 1))) if (text.charCodeAt(--a) === 95) underscore = true;
+      if (a > 0 && text.charCodeAt(a - 1) === 92 && isEscapeLetter(text.charCodeAt(a))) a++;
+      const c = text.charCodeAt(a);
+      if (i > a && c >= 65 && c <= 90 && !underscore) fn(text.slice(a, e));
+    }
+  }
+}

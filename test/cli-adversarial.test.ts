@@ -261,7 +261,9 @@ describe('options at and beyond their limits', () => {
     const r = cli(['-j', '1000', '.'], d);
     expect(r.code).toBe(1);
     // Python: json.loads('{') -> "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
-    expect(r.stderr).toBe('dlg-compact: bad.ipynb: not a notebook: invalid JSON: expecting a property name enclosed in double quotes at line 1 column 2 (char 1)\n');
+    expect(r.stderr).toBe(
+      'dlg-compact: bad.ipynb: not a notebook: invalid JSON: expecting a property name enclosed in double quotes at line 1 column 2 (char 1)\n',
+    );
     expect(
       r.stdout
         .trim()

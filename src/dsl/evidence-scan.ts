@@ -51,16 +51,27 @@ function urlEnd(text: string, a: number, e: number): number {
 }
 
 /**
+ * Where the scheme of a URL whose `://` is at `i` starts: a whole word of `http`, `https`,
+ * `ftp`, `s3` or `gs` (any case) just before it; -1 when there is none.
+ */
+function schemeStart(text: string, i: number): number {
+  let a = i;
+  while (a > 0 && a > i - 6 && isWordChar(text.charCodeAt(a - 1))) a--;
+  if (i - a < 2) return -1; // the shortest scheme is `s3` or `gs`
+  const scheme = text.slice(a, i).toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https' && scheme !== 'ftp' && scheme !== 's3' && scheme !== 'gs') return -1;
+  if (a > 0 && isWordChar(text.charCodeAt(a - 1))) return -1;
+  return a;
+}
+
+/**
  * The URLs in `text` (`http`, `https`, `ftp`, `s3` or `gs`, then `://`, up to a character that
  * ends a URL), in order; with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
  */
 export function* urlSpans(text: string, skipCut = false): Generator<Span> {
   for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
-    let a = i;
-    while (a > 0 && a > i - 6 && isWordChar(text.charCodeAt(a - 1))) a--;
-    const scheme = text.slice(a, i).toLowerCase();
-    if (scheme !== 'http' && scheme !== 'https' && scheme !== 'ftp' && scheme !== 's3' && scheme !== 'gs') continue;
-    if (a > 0 && isWordChar(text.charCodeAt(a - 1))) continue;
+    const a = schemeStart(text, i);
+    if (a < 0) continue;
     let b = i + 3;
     while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
     if (b === i + 3) continue;
@@ -199,12 +210,8 @@ function urlEndNear(text: string, a: number, e: number): number {
 /** The texts of {@link urlSpans}`(text, skipCut)`, in order, passed to `fn`. */
 export function eachUrl(text: string, skipCut: boolean, fn: (url: string) => void, wanted?: ReadonlySet<string>): void {
   for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
-    let a = i;
-    while (a > 0 && a > i - 6 && isWordChar(text.charCodeAt(a - 1))) a--;
-    if (i - a < 2) continue; // the shortest scheme is `s3` or `gs`
-    const scheme = text.slice(a, i).toLowerCase();
-    if (scheme !== 'http' && scheme !== 'https' && scheme !== 'ftp' && scheme !== 's3' && scheme !== 'gs') continue;
-    if (a > 0 && isWordChar(text.charCodeAt(a - 1))) continue;
+    const a = schemeStart(text, i);
+    if (a < 0) continue;
     let b = i + 3;
     while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
     if (b === i + 3) continue;

@@ -570,7 +570,7 @@ describe('dlg-compact on the demo dialog', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBe(1);
     const rec = JSON.parse(lines[0]);
-    expect(Object.keys(rec)).toEqual(['path', 'output', 'status', 'strategy', 'mode', 'format', 'messages', 'prompts', 'toolCalls', 'tokens']);
+    expect(Object.keys(rec)).toEqual(['path', 'output', 'status', 'strategy', 'mode', 'format', 'messages', 'prompts', 'toolCalls', 'tokens', 'bytes']);
     expect(Object.keys(rec.tokens)).toEqual(['before', 'after']);
     expect(Object.keys(rec.tokens.before)).toEqual(CLASSES);
     expect(Object.keys(rec.tokens.after)).toEqual(CLASSES);
@@ -585,6 +585,8 @@ describe('dlg-compact on the demo dialog', () => {
       prompts: 4,
       toolCalls: 5,
       tokens: { before: demoStats.tokens, after: demoFlat.tokens },
+      // the sizes of the files as they are on disk
+      bytes: { before: statSync(DEMO).size, after: statSync(join(dir, 'demo-comp.ipynb')).size },
     });
     expect(demoStats).toMatchObject({ messages: 15, prompts: 4, toolCalls: 5 });
     // a failing file has a record too, with the message that stderr shows
@@ -1125,6 +1127,7 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
       prompts: 4,
       toolCalls: 5,
       tokens: { before: demoStats.tokens, after: demoStats.tokens },
+      bytes: { before: statSync(DEMO).size, after: statSync(DEMO).size },
       note: 'summary refused: not-needed',
       reason: 'not-needed',
       summary: { summarizer: 'dsl', replaced: 0, ids: [] },
@@ -1249,6 +1252,7 @@ describe('dlg-compact --strategy micro', () => {
       prompts: 4,
       toolCalls: 5,
       tokens: { before: demoStats.tokens, after },
+      bytes: { before: statSync(DEMO).size, after: statSync(join(dir, 'demo-comp.ipynb')).size },
       note: 'micro: 2 tool results cleared',
       micro: { cleared: clear.map((i) => ({ messageId: all[i]!.messageId, tool: all[i]!.tool })), refused: [] },
     });

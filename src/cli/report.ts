@@ -61,7 +61,8 @@ export function skipLine(r: FileSkip): string {
  * ({@link Strategy}), `mode` (`flat` or `dialog`: what the output is), `format` (`ipynb` or
  * `md`), `messages`, `prompts`, `toolCalls`, `tokens: {before, after}`, each
  * `{user, assistant, calls, results, code, total}` in o200k_base tokens (`after` is `null`
- * when unknown: `--check` with an LLM summariser). Then, for `summary` and `micro` only:
+ * when unknown: `--check` with an LLM summariser), `bytes: {before, after}` (the sizes of the
+ * input and of the output in bytes, as the text line shows them; `after` `null` as `tokens`). Then, for `summary` and `micro` only:
  * `note` (the report line's parenthesis), `reason` (a refused summary's reason, when
  * refused), and `summary: {summarizer, replaced, ids}` or
  * `micro: {cleared: [{messageId, tool}], refused: [{messageId, reason}]}`; for `--max-tokens`
@@ -84,6 +85,7 @@ export function jsonRecord(r: FileResult): Record<string, unknown> {
     toolCalls: r.toolCalls,
     tokens: { before: r.before, after: r.after },
   };
+  if (r.bytes !== undefined) rec.bytes = r.bytes;
   if (r.note !== undefined) rec.note = r.note;
   if (r.reason !== undefined) rec.reason = r.reason;
   if (r.summary !== undefined) rec.summary = r.summary;

@@ -39,13 +39,27 @@ export function cutAt(text: string, e: number): boolean {
   return text.charCodeAt(e) === 0x2026 || (text.charCodeAt(e) === 32 && text.charCodeAt(e + 1) === 0x2026) || text.startsWith('<TRUNCATED>', e);
 }
 
-/** The end of a URL without trailing punctuation, emphasis or a table bar, or a character reference glued to it. */
+/** A character reference glued to a URL's end: `&#x27`, `&quot;` … */
+const CHAR_REF = /^&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/;
+
+/** `.`, `,`, `;`, `:`, `!`, `?`, `*` or `|`: trailing punctuation, emphasis or a table bar. */
+const isUrlTrail = (c: number): boolean => c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 42 || c === 124;
+
+/**
+ * The end of a URL without trailing punctuation, emphasis or a table bar, or a character
+ * reference glued to it (a `&` looked for no further back than such a reference reaches, 9 units).
+ */
 function urlEnd(text: string, a: number, e: number): number {
   for (;;) {
-    while (e > a && '.,;:!?*|'.includes(text[e - 1]!)) e--;
-    // `&#x27`, `&quot;` …: at most 9 units back from the end
-    const amp = text.lastIndexOf('&', e - 1);
-    if (amp <= a || e - amp > 9 || !/^&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/.test(text.slice(amp, e))) return e;
+    while (e > a && isUrlTrail(text.charCodeAt(e - 1))) e--;
+    let amp = -1;
+    for (let k = e - 1, stop = Math.max(a + 1, e - 9); k >= stop; k--) {
+      if (text.charCodeAt(k) === 38) {
+        amp = k;
+        break;
+      }
+    }
+    if (amp < 0 || !CHAR_REF.test(text.slice(amp, e))) return e;
     e = amp;
   }
 }
@@ -64,20 +78,42 @@ function schemeStart(text: string, i: number): number {
   return a;
 }
 
+/** The URL {@link nextUrl} found last: `[foundStart, foundEnd)`. */
+let foundStart = 0;
+let foundEnd = 0;
+
 /**
- * The URLs in `text` (`http`, `https`, `ftp`, `s3` or `gs`, then `://`, up to a character that
- * ends a URL), in order; with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
+ * The next URL of `text` (as {@link urlSpans} gives them) whose `://` is at or after `from`:
+ * returns the offset of its `://` (-1 when there is none) and leaves the URL's span in
+ * `foundStart` and `foundEnd`. The next search starts 3 units after the offset returned.
  */
-export function* urlSpans(text: string, skipCut = false): Generator<Span> {
-  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
+function nextUrl(text: string, from: number, skipCut: boolean): number {
+  for (let i = text.indexOf('://', from); i >= 0; i = text.indexOf('://', i + 3)) {
     const a = schemeStart(text, i);
     if (a < 0) continue;
     let b = i + 3;
     while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
     if (b === i + 3) continue;
     const e = urlEnd(text, a, b);
-    if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) yield { start: a, end: e, text: text.slice(a, e) };
+    if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) {
+      foundStart = a;
+      foundEnd = e;
+      return b - 3;
+    }
     i = b - 3;
+  }
+  return -1;
+}
+
+/**
+ * The URLs in `text` (`http`, `https`, `ftp`, `s3` or `gs`, then `://`, up to a character that
+ * ends a URL), in order; with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
+ */
+export function* urlSpans(text: string, skipCut = false): Generator<Span> {
+  for (let i = nextUrl(text, 0, skipCut); i >= 0; i = nextUrl(text, i + 3, skipCut)) {
+    const a = foundStart;
+    const e = foundEnd;
+    yield { start: a, end: e, text: text.slice(a, e) };
   }
 }
 
@@ -185,42 +221,11 @@ const EXT_MAX = Math.max(...[...EXTENSIONS].map((x) => x.length));
 const EXT_SHAPES = new Uint8Array(26 * (EXT_MAX + 1));
 for (const x of EXTENSIONS) EXT_SHAPES[(x.charCodeAt(0) - 97) * (EXT_MAX + 1) + x.length] = 1;
 
-/** A character reference glued to a URL's end: `&#x27`, `&quot;` … */
-const CHAR_REF = /^&(?:#x?[0-9a-fA-F]{1,6}|[a-z]{2,6});?$/;
-
-/** `.`, `,`, `;`, `:`, `!`, `?`, `*` or `|`: trailing punctuation, emphasis or a table bar. */
-const isUrlTrail = (c: number): boolean => c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 42 || c === 124;
-
-/** `urlEnd`, looking back for a `&` only as far as a character reference reaches (9 units). */
-function urlEndNear(text: string, a: number, e: number): number {
-  for (;;) {
-    while (e > a && isUrlTrail(text.charCodeAt(e - 1))) e--;
-    let amp = -1;
-    for (let k = e - 1, stop = Math.max(a + 1, e - 9); k >= stop; k--) {
-      if (text.charCodeAt(k) === 38) {
-        amp = k;
-        break;
-      }
-    }
-    if (amp < 0 || !CHAR_REF.test(text.slice(amp, e))) return e;
-    e = amp;
-  }
-}
-
 /** The texts of {@link urlSpans}`(text, skipCut)`, in order, passed to `fn`. */
 export function eachUrl(text: string, skipCut: boolean, fn: (url: string) => void, wanted?: ReadonlySet<string>): void {
-  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
-    const a = schemeStart(text, i);
-    if (a < 0) continue;
-    let b = i + 3;
-    while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
-    if (b === i + 3) continue;
-    const e = urlEndNear(text, a, b);
-    if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) {
-      const u = text.slice(a, e);
-      if (wanted === undefined || wanted.has(u)) fn(u);
-    }
-    i = b - 3;
+  for (let i = nextUrl(text, 0, skipCut); i >= 0; i = nextUrl(text, i + 3, skipCut)) {
+    const u = text.slice(foundStart, foundEnd);
+    if (wanted === undefined || wanted.has(u)) fn(u);
   }
 }
 

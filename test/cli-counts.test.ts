@@ -123,6 +123,15 @@ describe('the command reports the same figures, whatever it counts', () => {
     expect(await run([...args, '-q'])).toEqual({ code: 0, out: '' });
     expect(readFileSync(join(dir, 'demo-comp.ipynb')).equals(written)).toBe(true);
   });
+  it('says "% more" when the output holds more tokens than the input, and "none before" for an empty input', async () => {
+    const cell = (source: string) => ({ cell_type: 'markdown', id: 'a1b2c3d4', metadata: {}, source: [source] });
+    const nb = (cells: unknown[]) => `${JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
+    writeFileSync(join(dir, 'tiny.ipynb'), nb([cell('Hi')]));
+    // The body `§ Hi §` is 3 tokens against the input's 1: (3 - 1) / 1 = 200% more.
+    expect(await run(['tiny.ipynb'])).toEqual({ code: 0, out: 'tiny-comp.ipynb: written, 1 message, 1 → 3 tokens (200.0% more), 179 B → 957 B\n' });
+    writeFileSync(join(dir, 'blank.ipynb'), nb([cell('')]));
+    expect((await run(['blank.ipynb'])).out).toMatch(/^blank-comp\.ipynb: written, 1 message, 0 → \d+ tokens \(none before\), /);
+  });
 });
 
 describe('the native parse path, on strings full of escapes, quotes and digits', () => {

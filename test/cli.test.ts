@@ -146,14 +146,14 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-function pct(before: number, after: number): string {
-  if (before === 0) return '0.0%';
-  const p = (((before - after) / before) * 100).toFixed(1);
-  return `${p === '-0.0' ? '0.0' : p}%`;
+function change(before: number, after: number): string {
+  if (before === 0) return after === 0 ? '0.0% saved' : 'none before';
+  const p = ((Math.abs(before - after) / before) * 100).toFixed(1);
+  return after > before && p !== '0.0' ? `${p}% more` : `${p}% saved`;
 }
 
 function line(out: string, status: string, messages: number, before: number, after: number): string {
-  return `${out}: ${status}, ${messages} messages, ${before} → ${after} tokens (${pct(before, after)} saved)`;
+  return `${out}: ${status}, ${messages} messages, ${before} → ${after} tokens (${change(before, after)})`;
 }
 
 /** The source text of a notebook cell (string or list of lines). */

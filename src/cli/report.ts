@@ -24,15 +24,22 @@ export function printable(line: string): string {
   });
 }
 
-function pct(before: number, after: number): string {
-  if (before === 0) return '0.0%';
-  const p = (((before - after) / before) * 100).toFixed(1);
-  return `${p === '-0.0' ? '0.0' : p}%`;
+/**
+ * The change from `before` to `after` tokens, as the report line's parenthesis words it:
+ * `P% saved` (one decimal), or `P% more` when the output holds more tokens than the input
+ * (a short dialog whose legend and index outweigh what compaction removed); `none before` when
+ * the input had no tokens.
+ */
+function tokenChange(before: number, after: number): string {
+  if (before === 0) return after === 0 ? '0.0% saved' : 'none before';
+  const p = ((Math.abs(before - after) / before) * 100).toFixed(1);
+  return after > before && p !== '0.0' ? `${p}% more` : `${p}% saved`;
 }
 
 /**
  * The text report line of one file:
  * `OUTPUT: STATUS[ (NOTE)], N messages, BEFORE → AFTER tokens (P% saved), SIZE → SIZE`
+ * (`P% more` when AFTER is larger)
  * (the file sizes of input and output, `formatSize`: `B`, `KB`, `MB`); `AFTER` is `?`
  * (and the parenthesis says why) when unknown. The note says what a summary or micro
  * strategy did or would do: `summary of N cells` (with `--check`, followed by the ids of
@@ -45,7 +52,7 @@ export function reportLine(r: FileReport): string {
   const tokens =
     r.after === null
       ? `${r.before.total} → ? tokens (not estimated: --check does not call the LLM)`
-      : `${r.before.total} → ${r.after.total} tokens (${pct(r.before.total, r.after.total)} saved)`;
+      : `${r.before.total} → ${r.after.total} tokens (${tokenChange(r.before.total, r.after.total)})`;
   const sizes = r.bytes === undefined ? '' : `, ${formatSize(r.bytes.before)} → ${r.bytes.after === null ? '?' : formatSize(r.bytes.after)}`;
   return `${out}: ${r.status}${note}, ${r.messages} ${r.messages === 1 ? 'message' : 'messages'}, ${tokens}${sizes}`;
 }

@@ -107,7 +107,7 @@ describe('the command reports the same figures, whatever it counts', () => {
     [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2030 tokens (59.6% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit: 2998 of --max-tokens 3000 tokens, policy scale 4.76 (step 98), minimum 1487), 15 messages, 5029 → 2998 tokens (40.4% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit: 2998 of --max-tokens 3000 tokens, latest budgets ×4.76, minimum 1487), 15 messages, 5029 → 2998 tokens (40.4% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });

@@ -173,7 +173,7 @@ describe('--max-tokens with the dsl strategy', () => {
     expect(r.code).toBe(1); // --check: a file would be written
     const rec = JSON.parse(r.stdout);
     expect(rec.fit).toEqual({ maxTokens: 800, tokens: 781, scale: 0.148651, step: 58, minTokens: 295, indexTokens: 43 });
-    expect(rec.note).toBe('fit: 781 of --max-tokens 800 tokens, policy scale 0.149 (step 58), minimum 295');
+    expect(rec.note).toBe('fit: 781 of --max-tokens 800 tokens, latest budgets ×0.149, minimum 295');
     // the pieces by class; the total is the whole document's (the legend in brief and the index too)
     // the floor of each of the 8 code cells is one token higher, for the cut mark in its fence (minimum +8; +4 at this step)
     // (code cells' outputs count as code, as in the before counts; results are the replies' tool results)

@@ -208,7 +208,7 @@ function runFlat(job: FileJob, box: { dialog: Dialog | null }, work: Work): Prod
 
 /** What a fit chose and reached, for the report line and `--json` (`note`). */
 function fitNote(r: FitReport): string {
-  return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, policy scale ${Number(r.scale.toPrecision(3))} (step ${r.step}), minimum ${r.minTokens}`;
+  return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, latest budgets ×${Number(r.scale.toPrecision(3))}, minimum ${r.minTokens}`;
 }
 
 /** The `--json` record's `fit`: what the fit chose and reached. */

@@ -15,14 +15,14 @@ import { resolvePolicy } from '../src/dsl/render.js';
 import { fmt2hist } from '../src/chat/index.js';
 import type { Policy } from '../src/dsl/render.js';
 import { dialogContextTokens, measureDialog } from '../src/dialog/measure.js';
-import { compactCode, compactDialog, dlg2compact, measureFlat } from '../src/dialog/compact.js';
+import { compactCode, compactDialog, dlg2compact, flatMemo, measureFlat, withFlatIndex } from '../src/dialog/compact.js';
 import { flatNotebook } from '../src/notebook/flat-notebook.js';
 import { Dialog } from '../src/dialog/dialog.js';
 import { Message } from '../src/dialog/message.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes, validateDialog } from '../src/notebook/index.js';
 import { lenToks } from '../src/tokens/index.js';
 import { schemaErrors } from './nbschema.js';
-import { FIXTURES, HAVE_SHARED, shared, type ConformanceCase } from './support.js';
+import { FIXTURES, HAVE_SHARED, ROOT, shared, type ConformanceCase } from './support.js';
 
 type Case = ConformanceCase;
 
@@ -228,5 +228,21 @@ describe.skipIf(!HAVE_SHARED)('real dialogs: flat document equals NNN.flat.md', 
     const doc = dlg2compact(d, REF);
     expect(doc === expected).toBe(true);
     expect(compactDialog(d.clone(), REF).messages.length).toBe(d.messages.length);
+  });
+});
+
+describe('a flat memo (one document: body, evidence index, fit probes)', () => {
+  const demo = () => readsIpynbBytes(readFileSync(join(ROOT, 'notebooks', 'demo.ipynb')), 'demo.ipynb');
+  it('keeps the parse of each prompt reply and the clean view of each rich output, and renders the same', () => {
+    const d = demo();
+    const memo = flatMemo();
+    const body = dlg2compact(d, {}, memo);
+    // The demo has 4 prompts (cells 3, 6, 9, 12) and one code cell with an HTML output (cell 7).
+    expect([memo.replies.size, memo.views.size]).toEqual([4, 1]);
+    expect(body).toBe(dlg2compact(demo()));
+    const prompt = d.messages[3]!;
+    expect(memo.replies.get(prompt)).toEqual(fmt2hist(prompt.reply));
+    expect(withFlatIndex(d, body, 40, memo)).toBe(withFlatIndex(demo(), body, 40));
+    expect(measureFlat(d, {}, memo)).toEqual(measureFlat(demo()));
   });
 });

@@ -13,7 +13,7 @@ import { runInNewContext } from 'node:vm';
 import { DlgError } from '../errors.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
-import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, measureFlat, withFlatIndex } from '../dialog/compact.js';
+import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, flatMemo, measureFlat, withFlatIndex } from '../dialog/compact.js';
 import { FitError, type FitReport } from '../dialog/fit.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
@@ -190,11 +190,14 @@ function renderFlat(job: FileJob, box: { dialog: Dialog | null }, level: CountLe
   const dialog = box.dialog!;
   box.dialog = null;
   const p = resolvePolicy(job.policy);
-  const flat = level === 'classes' ? measureFlat(dialog, p) : null;
-  const body = flat === null ? dlg2compact(dialog, p) : flat.text;
+  // The legend, and the index of what the cuts left out, come together (flatDocument's rule);
+  // the index reads the replies and outputs the body parsed and viewed.
+  const indexed = p.profile === 'clean' && job.legend !== false;
+  const memo = indexed ? flatMemo() : undefined;
+  const flat = level === 'classes' ? measureFlat(dialog, p, memo) : null;
+  const body = flat === null ? dlg2compact(dialog, p, memo) : flat.text;
   const after = flat === null ? countFlatBody(body, level === 'none' ? 'none' : 'total') : flat.tokens;
-  // The legend, and the index of what the cuts left out, come together (flatDocument's rule).
-  const text = p.profile === 'clean' && job.legend !== false ? wrapFlat(withFlatIndex(dialog, body), sourcePath(job)) : body;
+  const text = indexed ? wrapFlat(withFlatIndex(dialog, body, undefined, memo), sourcePath(job)) : body;
   return { text, after, shell: new Dialog([], { metadata: dialog.metadata, name: dialog.name }) };
 }
 

@@ -142,28 +142,57 @@ export function compactDialog<D extends Dialog>(d: D, policy?: Partial<Policy> &
 }
 
 /**
- * The view of a code cell's outputs a rendering shows: in the clean profile, binary and HTML
- * outputs differ from the cached reference view (`Message.aiOutput`) and are rendered here;
- * `views` keeps them across the renderings of one fit, whose probes show each cell many times.
+ * What one flat document's renderings learn of its cells and read again: each reply's parse
+ * (`fmt2hist`) and each rich output's clean view. A fit's probes render every cell many times,
+ * and a document's evidence index reads the same replies and outputs as its body. Valid while
+ * the dialog's messages are not changed; make one per document with {@link flatMemo}.
  */
-function outputView(m: Message, clean: boolean, views?: Map<Message, string>): string {
+export interface FlatMemo {
+  /** The parse of each message's reply, by message. */
+  replies: Map<Message, Msg[]>;
+  /** The clean view of each message's rich (binary or HTML) outputs, by message. */
+  views: Map<Message, string>;
+}
+
+/** An empty {@link FlatMemo}, for the renderings of one flat document (body, index, a fit's probes). */
+export function flatMemo(): FlatMemo {
+  return { replies: new Map(), views: new Map() };
+}
+
+/** The parse of a prompt's reply, from the memo when it has it. */
+function parsedReply(m: Message, memo?: FlatMemo): Msg[] {
+  if (memo === undefined) return fmt2hist(m.reply);
+  let msgs = memo.replies.get(m);
+  if (msgs === undefined) {
+    msgs = fmt2hist(m.reply);
+    memo.replies.set(m, msgs);
+  }
+  return msgs;
+}
+
+/**
+ * The view of a code cell's outputs a rendering shows: in the clean profile, binary and HTML
+ * outputs differ from the cached reference view (`Message.aiOutput`) and are rendered here
+ * (once per document with a memo).
+ */
+function outputView(m: Message, clean: boolean, memo?: FlatMemo): string {
   if (!clean || !hasRichOutput(m.output)) return m.aiOutput;
-  let v = views?.get(m);
+  let v = memo?.views.get(m);
   if (v === undefined) {
     v = aiOutput(m.output, 'clean');
-    views?.set(m, v);
+    memo?.views.set(m, v);
   }
   return v;
 }
 
-function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }, views?: Map<Message, string>): Piece[] {
+function codePieces(m: Message, p: Policy, at?: { d: Dialog; i: number }, memo?: FlatMemo): Piece[] {
   const located = <T>(field: string, f: () => T): T => (at ? atCell(at.d, m, at.i, field, f) : f());
   const out: Piece[] = [
     { cls: 'code', text: `#_${m.id}` },
     { cls: 'code', text: located('source', () => fencedCode(m.content, p.callToks, p.profile)) },
   ];
   // The clean view differs from the cached reference view only for binary and HTML outputs.
-  const view = located('outputs', () => outputView(m, p.profile === 'clean', views));
+  const view = located('outputs', () => outputView(m, p.profile === 'clean', memo));
   if (view) out.push({ cls: 'code', text: compactResult(view, p.resultToks, p.profile) });
   return out;
 }
@@ -182,22 +211,22 @@ export function compactCode(m: Message, policy?: Partial<Policy>): string {
 export { isRecordCell } from './cells.js';
 
 /** The pieces of cell `i` in a flat rendering, or `null` for a cell left out (skipped, record). */
-function flatCell(d: Dialog, i: number, p: Policy, views?: Map<Message, string>): Piece[] | null {
+function flatCell(d: Dialog, i: number, p: Policy, memo?: FlatMemo): Piece[] | null {
   const m = d.messages[i]!;
   if (m.skipped || isRecordCell(m)) return null;
-  if (m.type === 'code') return codePieces(m, p, { d, i }, views);
+  if (m.type === 'code') return codePieces(m, p, { d, i }, memo);
   const out: Piece[] = [{ cls: 'user', text: atCell(d, m, i, 'source', () => compactText(m.content, '§', p.userToks, p.profile)) }];
-  if (m.type === 'prompt') out.push(...atCell(d, m, i, 'source', () => replyPieces(m.reply, p, '»')));
+  if (m.type === 'prompt') out.push(...atCell(d, m, i, 'source', () => replyPieces(m.reply, p, '»', parsedReply(m, memo))));
   return out;
 }
 
 /** A flat rendering: its turns as lists of classified pieces. */
-function flatTurns(d: Dialog, p: Policy, recency = true): Piece[][] {
+function flatTurns(d: Dialog, p: Policy, recency = true, memo?: FlatMemo): Piece[][] {
   const turns: Piece[][] = [];
   let cur: Piece[] = [];
   const policies = recency && p.profile === 'clean' ? recencyPolicies(d, p) : null;
   for (let i = 0; i < d.messages.length; i++) {
-    const pieces = flatCell(d, i, policies?.[i] ?? p);
+    const pieces = flatCell(d, i, policies?.[i] ?? p, memo);
     if (pieces === null) continue;
     cur.push(...pieces);
     if (d.messages[i]!.type === 'prompt') {
@@ -227,15 +256,15 @@ export function fitFlatDocument(
   wrap?: (body: string, brief: boolean) => string,
   index = false,
 ): { text: string; report: FitReport } {
-  // The clean views of rich outputs, rendered once for all the probes of the search.
-  const views = new Map<Message, string>();
+  // Replies parsed and rich outputs viewed once for all the probes of the search.
+  const memo = flatMemo();
   const cells = {
     count: d.messages.length,
-    pieces: (i: number, p: Policy) => flatCell(d, i, p, views),
+    pieces: (i: number, p: Policy) => flatCell(d, i, p, memo),
     rendered: (i: number) => !d.messages[i]!.skipped && !isRecordCell(d.messages[i]!),
     closesTurn: (i: number) => d.messages[i]!.type === 'prompt',
     isNote: (i: number) => d.messages[i]!.type === 'note' || d.messages[i]!.type === 'raw',
-    sources: index ? (i: number) => factSources(d.messages[i]!, views) : undefined,
+    sources: index ? (i: number) => factSources(d.messages[i]!, memo) : undefined,
     hasCode: (i: number) => d.messages[i]!.type === 'code' && d.messages[i]!.content.trim() !== '',
   };
   return fitFlat(cells, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitFlatDocument'), wrap);
@@ -247,12 +276,14 @@ export function fitFlatDocument(
  * and `body` does not show, within `maxToks` tokens (default: one token per
  * {@link INDEX_UNITS_PER_TOKEN} UTF-16 units of the body). Returns `body` itself when nothing is
  * missing or nothing fits.
+ * @param memo the memo the body was rendered with ({@link flatMemo}), so that replies are not
+ *   parsed again nor rich outputs viewed again.
  */
-export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body.length / INDEX_UNITS_PER_TOKEN)): string {
+export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body.length / INDEX_UNITS_PER_TOKEN), memo?: FlatMemo): string {
   if (maxToks <= 0) return body;
-  // One cell's texts at a time, so a large dialog's parsed replies are not all held at once.
+  // One cell's texts at a time (without a memo, a large dialog's parses are not all held at once).
   function* sources(): Generator<FactSource> {
-    for (const m of d.messages) if (!m.skipped && !isRecordCell(m)) yield* factSources(m);
+    for (const m of d.messages) if (!m.skipped && !isRecordCell(m)) yield* factSources(m, memo);
   }
   const index = evidenceIndex(prepareFacts(gatherFacts(sources())), body, maxToks);
   return index === '' ? body : `${body}\n\n${index}`;
@@ -264,15 +295,15 @@ export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body
  * arguments of tool calls (code: the AI's code defines names there) and tool results; a note's
  * or raw cell's text.
  */
-function factSources(m: Message, views?: Map<Message, string>): FactSource[] {
+function factSources(m: Message, memo?: FlatMemo): FactSource[] {
   if (m.type === 'code') {
-    const view = outputView(m, true, views);
+    const view = outputView(m, true, memo);
     return [{ text: m.content, code: true }, { text: view }];
   }
   if (m.type !== 'prompt') return [{ text: m.content }];
   const out: FactSource[] = [{ text: m.content }];
   if (m.reply === '') return out;
-  for (const msg of fmt2hist(m.reply)) {
+  for (const msg of parsedReply(m, memo)) {
     for (const part of msg.content) {
       if (part.type === 'text') out.push({ text: part.text });
       else if (part.type === 'tool_result') out.push({ text: part.text });
@@ -344,24 +375,27 @@ function joinTurns(turns: Piece[][]): string {
  *   source under a `callToks` budget too small for the empty fence (the reference raises
  *   there; `cause` is the BudgetError), or malformed outputs (`cause` is the
  *   InvalidArgumentError of `aiOutput`).
+ * @param memo a {@link flatMemo} to keep the replies' parses and outputs' views in, for an
+ *   evidence index of the same document ({@link withFlatIndex}); ignored with `maxTokens`.
  */
-export function dlg2compact(d: Dialog, policy?: Partial<Policy> & FlatOptions): string {
+export function dlg2compact(d: Dialog, policy?: Partial<Policy> & FlatOptions, memo?: FlatMemo): string {
   requireDialog(d, 'dlg2compact');
   const { maxTokens, recency, p } = splitFit(policy, 'dlg2compact');
   if (maxTokens !== undefined) return fitFlatDocument(d, maxTokens, p).text;
-  return joinTurns(flatTurns(d, p, recency));
+  return joinTurns(flatTurns(d, p, recency, memo));
 }
 
 /**
  * The flat document of {@link dlg2compact} together with its token counts (o200k_base) by
  * class; `total` is the token count of the whole document (separators included), so it is a
  * little more than the sum of the classes.
+ * @param memo as {@link dlg2compact}'s.
  * @throws NotebookError as {@link dlg2compact}.
  */
-export function measureFlat(d: Dialog, policy?: Partial<Policy> & Pick<FlatOptions, 'recency'>): { text: string; tokens: ClassTokens } {
+export function measureFlat(d: Dialog, policy?: Partial<Policy> & Pick<FlatOptions, 'recency'>, memo?: FlatMemo): { text: string; tokens: ClassTokens } {
   requireDialog(d, 'measureFlat');
   const { recency, p } = evenOrNot(policy, 'measureFlat');
-  const turns = flatTurns(d, p, recency);
+  const turns = flatTurns(d, p, recency, memo);
   const tokens = emptyTokens();
   for (const t of turns) for (const x of t) tokens[x.cls] += lenToks(x.text);
   const text = joinTurns(turns);

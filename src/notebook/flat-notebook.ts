@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { resolvePolicy, type Policy, type Profile } from '../dsl/profile.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { cloneJson, type DialogLike } from '../dialog/cells.js';
-import { dlg2compact, fitFlatDocument, measureFlat, withFlatIndex } from '../dialog/compact.js';
+import { dlg2compact, fitFlatDocument, flatMemo, measureFlat, withFlatIndex } from '../dialog/compact.js';
 import { Dialog } from '../dialog/dialog.js';
 import { sha256Hex } from '../dialog/hash.js';
 import { lenToks, type ClassTokens } from '../tokens/index.js';
@@ -67,8 +67,10 @@ export function flatDocument(d: DialogLike, opts: FlatDocumentOptions = {}): str
   const recency = checkRecency(opts.recency, 'flatDocument');
   const wrap = withLegend(p.profile, opts.legend) ? (body: string, brief = false) => wrapFlat(body, source, brief) : undefined;
   if (opts.maxTokens !== undefined) return fitFlatDocument(d, opts.maxTokens, p, wrap, wrap !== undefined).text;
-  const body = dlg2compact(d, { ...p, recency });
-  return wrap ? wrap(withFlatIndex(d, body)) : body;
+  // The index reads the replies and outputs the body parsed and viewed.
+  const memo = wrap ? flatMemo() : undefined;
+  const body = dlg2compact(d, { ...p, recency }, memo);
+  return wrap ? wrap(withFlatIndex(d, body, undefined, memo)) : body;
 }
 
 /**
@@ -83,9 +85,11 @@ export function measureFlatDocument(
 ): { text: string; body: string; tokens: ClassTokens; documentTokens: number } {
   const p = resolvePolicy(opts.policy);
   const source = checkSource(opts.source);
-  const flat = measureFlat(d, { ...p, recency: checkRecency(opts.recency, 'measureFlatDocument') });
-  if (!withLegend(p.profile, opts.legend)) return { text: flat.text, body: flat.text, tokens: flat.tokens, documentTokens: flat.tokens.total };
-  const body = withFlatIndex(d, flat.text);
+  const legend = withLegend(p.profile, opts.legend);
+  const memo = legend ? flatMemo() : undefined;
+  const flat = measureFlat(d, { ...p, recency: checkRecency(opts.recency, 'measureFlatDocument') }, memo);
+  if (!legend) return { text: flat.text, body: flat.text, tokens: flat.tokens, documentTokens: flat.tokens.total };
+  const body = withFlatIndex(d, flat.text, undefined, memo);
   const text = wrapFlat(body, source);
   return { text, body, tokens: flat.tokens, documentTokens: lenToks(text) };
 }

@@ -68,6 +68,75 @@ describe('ASCII pre-token scanner', () => {
     expect(tokensInternals.asciiPieceEnd('  \n x', 0)).toBe(3);
   });
 
+  it('decides pieces at non-ASCII symbols and defers at letters, marks, numbers and surrogates', () => {
+    expect(tokensInternals.asciiPieceEnd('a\u2026', 0)).toBe(1); // 'a' then '…'
+    expect(tokensInternals.asciiPieceEnd(' \u2026x', 0)).toBe(2); // ' …'
+    expect(tokensInternals.asciiPieceEnd('\u00bb\n', 0)).toBe(2); // '»\n'
+    expect(tokensInternals.asciiPieceEnd('\u2026abc', 0)).toBe(4); // '…' as the prefix of a word
+    expect(tokensInternals.asciiPieceEnd(' \u00b6\u00b6x', 0)).toBe(3);
+    expect(tokensInternals.asciiPieceEnd('.\u2026\u3000', 0)).toBe(2); // the ideographic space ends the run
+    expect(tokensInternals.asciiPieceEnd('  \u2026', 0)).toBe(1); // the last space goes with '…'
+    expect(tokensInternals.asciiPieceEnd('1\u2026', 0)).toBe(1);
+    expect(tokensInternals.asciiPieceEnd('ab\u00a0', 0)).toBe(2);
+    expect(tokensInternals.asciiPieceEnd('\u2014\u00e9', 0)).toBe(-1); // '—' then a letter
+    expect(tokensInternals.asciiPieceEnd('\u2026\u0301', 0)).toBe(-1); // then a mark
+    expect(tokensInternals.asciiPieceEnd('\u00e9', 0)).toBe(-1);
+    expect(tokensInternals.asciiPieceEnd('\u{1f600}', 0)).toBe(-1); // a surrogate pair
+    expect(tokensInternals.asciiPieceEnd('x\u{1d400}', 0)).toBe(-1); // a letter outside the BMP
+  });
+
+  it('agrees with the regex on random text of ASCII and non-ASCII symbols', () => {
+    const SYMBOLS = [
+      'a',
+      'Z',
+      's',
+      "'",
+      '0',
+      '7',
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '/',
+      '.',
+      '(',
+      '\x7f',
+      '\u2026',
+      '\u00bb',
+      '\u2014',
+      '\u2502',
+      '\u00b6',
+      '\ufeff',
+      '\u00d7',
+      '\u0301',
+      '\u00e9',
+      '\u00b2',
+      '\u00a0',
+      '\u3000',
+      '\u0085',
+      '\u{1f600}',
+      '\u{1d400}',
+      '\u{1d7ce}',
+      '\ud800',
+      '\u6771',
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...SYMBOLS), { maxLength: 30 }), (parts) => {
+        const s = parts.join('');
+        for (let pos = 0; pos < s.length; ) {
+          const want = tokensInternals.regexPieceEnd(s, pos);
+          const fast = tokensInternals.asciiPieceEnd(s, pos);
+          if (fast !== -1) expect(fast).toBe(want);
+          pos = want;
+        }
+        const cuts: number[] = [];
+        for (const piece of tokensInternals.pieces(s)) cuts.push((cuts.at(-1) ?? 0) + piece.length);
+        expect(cuts).toEqual(ends(s));
+      }),
+      fcParams(20_000),
+    );
+  });
+
   const ALPHABET = [
     'a',
     'Z',
@@ -151,6 +220,39 @@ describe('memo of the ids of ASCII pieces of 5 to 8 characters', () => {
     tokensInternals.clearCache();
     for (const c of TOK.cases) expect(encToks(c.text)).toEqual(c.tokens);
     for (const c of TOK.cases) expect(encToks(c.text)).toEqual(c.tokens);
+  });
+});
+
+describe('memo of the ids of ASCII pieces of 9 to 16 characters, and the cache of joined parts', () => {
+  const fixture = (text: string): number[] => {
+    const c = TOK.cases.find((x) => x.text === text);
+    if (!c) throw new Error(`no tokens.json case ${JSON.stringify(text)}`);
+    return c.tokens;
+  };
+
+  it('gives the ids of tokens.json on the first and on later sightings, in any order', () => {
+    // ' leadingword', 'wordtrailing', '\tmoreword', ' titlecase', 'endoftext', 'endofprompt', '|endoftext'
+    const texts = [
+      'word   leadingword',
+      'wordtrailing   word',
+      'word\t\tindent\n\t\t\tmoreword',
+      'The text: ǅ titlecase ends.',
+      'a<|endoftext|>b<|endoftext|>',
+      '<|endofprompt|>',
+      '|endoftext|>',
+    ];
+    for (const order of [texts, [...texts].reverse()]) {
+      tokensInternals.clearCache();
+      for (let round = 0; round < 3; round++) for (const text of order) expect(encToks(text)).toEqual(fixture(text));
+      for (const text of order) expect(lenToks(text)).toBe(fixture(text).length);
+    }
+  });
+
+  it('keeps a piece of more ids than an entry holds exact', () => {
+    tokensInternals.clearCache();
+    // nine control characters: one piece, one byte token each (no two of them join)
+    for (let round = 0; round < 3; round++)
+      expect(encToks('\u001c\u001d\u001e\u001f\u001c\u001d\u001e\u001f\u001c')).toEqual([216, 217, 218, 219, 216, 217, 218, 219, 216]);
   });
 });
 

@@ -9,8 +9,9 @@
  * cache of segments and of single characters.
  * Merged pieces are cached; an ASCII piece of up to four characters that is a token is looked up
  * from its characters without copying its bytes, and the ids of an ASCII piece of five to eight
- * characters come from a memo keyed by its characters. Byte counts are UTF-8 bytes; string
- * offsets UTF-16 units.
+ * and of nine to sixteen characters come from two memos keyed by its characters. The plain
+ * loop looks the ranks of joined parts up by the ids of the two parts in a small cache first.
+ * Byte counts are UTF-8 bytes; string offsets UTF-16 units.
  */
 import { NONE, hashBytes, probe, rankOf, shortGet, type Table } from './ranks.js';
 import { pieceEnd } from './pretokenize.js';
@@ -19,40 +20,80 @@ import { closedBetween, isLead3, splitReady } from './split.js';
 /** Pieces of at most this many bytes use the quadratic loop; longer ones a heap merge. */
 let heapFrom = 24;
 
-// Scratch for the short loop: part starts and pair ranks (pieces of <= heapFrom bytes).
+// Scratch for the short loop: part starts, part ids and pair ranks (pieces of <= heapFrom bytes).
 let shortStarts = new Int32Array(heapFrom + 2);
+let shortIds = new Int32Array(heapFrom + 2);
 let shortPairs = new Int32Array(heapFrom + 2);
+
+// Ranks of joined parts by the ids of the two parts (a part is a token, so its id names its
+// bytes and the pair of ids names the joined bytes): a direct-mapped cache of JOIN_SLOTS
+// entries [left id + 1, right id, rank], which the merges of different pieces share (the same
+// subwords meet again and again). It holds ranks of 3 bytes or more, whose lookup in the rank
+// table hashes the bytes and reads tables of megabytes; left id + 1 = 0 marks an empty entry.
+const JOIN_SLOTS = 16384;
+let joinCache = new Int32Array(4 * JOIN_SLOTS);
+let joinFor: Table | undefined;
+
+/**
+ * Rank of the parts `p[a, m)` and `p[m, b)` joined, whose ids are `l` and `r` (b - a >= 3),
+ * or NONE when the joined bytes are not a token.
+ */
+function joinRank(t: Table, p: Uint8Array, l: number, r: number, a: number, b: number): number {
+  if (joinFor !== t) {
+    joinCache.fill(0);
+    joinFor = t;
+  }
+  const jc = joinCache;
+  const e = 4 * ((Math.imul(l ^ Math.imul(r, 0x9e3779b1), 0x85ebca6b) >>> 18) & (JOIN_SLOTS - 1));
+  if (jc[e] === l + 1 && jc[e + 1] === r) return jc[e + 2]!;
+  const v = rankOf(t, p, a, b);
+  jc[e] = l + 1;
+  jc[e + 1] = r;
+  jc[e + 2] = v;
+  return v;
+}
 
 /** tiktoken's merge loop over `p[0, n)`, 2 <= n <= heapFrom; appends the ids to `out`. */
 function mergeShort(p: Uint8Array, n: number, t: Table, out: number[]): void {
   const st = shortStarts;
+  const ids = shortIds;
   const pr = shortPairs;
-  // Part k spans [st[k], st[k+1]); pr[k] = rank of parts k and k+1 joined (k < parts-1).
+  const pair2 = t.pair2;
+  const byte1 = t.byte1;
+  // Part k spans [st[k], st[k+1]) and is the token ids[k]; pr[k] = rank of parts k and k+1
+  // joined (k < parts-1), NONE when that is no token.
   for (let i = 0; i < n; i++) {
     st[i] = i;
-    pr[i] = i + 1 < n ? t.pair2[(p[i]! << 8) | p[i + 1]!]! : NONE;
+    ids[i] = byte1[p[i]!]!;
+    pr[i] = i + 1 < n ? pair2[(p[i]! << 8) | p[i + 1]!]! : NONE;
   }
   st[n] = n;
   let parts = n;
   for (;;) {
-    let best = NONE;
+    // The lowest rank, leftmost on ties; NONE (-1) masked to the largest int loses to any rank.
+    let best = 0x7fffffff;
     let at = -1;
     for (let k = 0; k + 1 < parts; k++) {
-      const r = pr[k]!;
-      if (r !== NONE && (best === NONE || r < best)) {
+      const r = pr[k]! & 0x7fffffff;
+      if (r < best) {
         best = r;
         at = k;
       }
     }
     if (at < 0) break;
-    // Join parts `at` and `at + 1`: drop the boundary st[at + 1].
-    st.copyWithin(at + 1, at + 2, parts + 1);
-    pr.copyWithin(at + 1, at + 2, parts);
+    // Join parts `at` and `at + 1`: drop the boundary st[at + 1]. (Plain loops: a call of
+    // copyWithin costs more than moving the few ints of a short piece.)
+    for (let k = at + 1; k < parts; k++) {
+      st[k] = st[k + 1]!;
+      ids[k] = ids[k + 1]!;
+      pr[k] = pr[k + 1]!;
+    }
     parts--;
-    pr[at] = at + 1 < parts ? rankOf(t, p, st[at]!, st[at + 2]!) : NONE;
-    if (at > 0) pr[at - 1] = rankOf(t, p, st[at - 1]!, st[at + 1]!);
+    ids[at] = best;
+    pr[at] = at + 1 < parts ? joinRank(t, p, best, ids[at + 1]!, st[at]!, st[at + 2]!) : NONE;
+    if (at > 0) pr[at - 1] = joinRank(t, p, ids[at - 1]!, best, st[at - 1]!, st[at + 1]!);
   }
-  for (let k = 0; k < parts; k++) out.push(rankOf(t, p, st[k]!, st[k + 1]!));
+  for (let k = 0; k < parts; k++) out.push(ids[k]!);
 }
 
 const MID_MAX = 4096; // mergeMid's heap keys rank * 4096 + start fit an Int32 (ranks < 2^18)
@@ -355,7 +396,7 @@ function loadPiece(s: string, start: number, end: number): number {
 // Bounded: CACHE_SLOTS pieces of <= CACHE_MAX_BYTES bytes. (A Map keyed by piece strings
 // was measured slower: its inserts churn on unrepeated pieces.)
 const CACHE_SLOTS = 4096;
-const CACHE_MAX_BYTES = 64;
+const CACHE_MAX_BYTES = 128;
 let cacheKeys: Array<string | undefined> = new Array<string | undefined>(CACHE_SLOTS);
 let cacheIds: Array<readonly number[] | undefined> = new Array<readonly number[] | undefined>(CACHE_SLOTS);
 let cacheSeen = new Int32Array(CACHE_SLOTS);
@@ -537,6 +578,96 @@ function memoFill(s: string, start: number, end: number, t: Table, out: number[]
   return c;
 }
 
+// The same for ASCII pieces of 9 to 16 characters (identifiers, long words, runs of
+// punctuation), whose whole-token probe and merge cost the most per piece: their characters
+// packed into four ints. Entries of MEMO16_INTS ints: [w0, w1, w2, w3, units, id0 .. id2] with
+// units 0 for an empty entry; the count of ids is in the high bits of the units int. A piece of
+// more ids is not kept here (the piece cache has it).
+const MEMO16_SLOTS = 8192;
+const MEMO16_INTS = 8;
+const MEMO16_IDS = 3;
+let memo16 = new Int32Array(MEMO16_INTS * MEMO16_SLOTS);
+// The entry and key of the piece of the last memo16Lookup.
+let memo16At = 0;
+let memo16W0 = 0;
+let memo16W1 = 0;
+let memo16W2 = 0;
+let memo16W3 = 0;
+
+/**
+ * Look the ASCII piece `s[start, start + units)` (9 <= units <= 16) up in the memo of longer
+ * pieces: its number of ids when there (they are at `memo16[memo16At + 5 ..]`), 0 when not
+ * (`memo16At` is its entry, to fill), -1 when the piece is not ASCII.
+ */
+function memo16Lookup(s: string, start: number, units: number): number {
+  const c0 = s.charCodeAt(start);
+  const c1 = s.charCodeAt(start + 1);
+  const c2 = s.charCodeAt(start + 2);
+  const c3 = s.charCodeAt(start + 3);
+  const c4 = s.charCodeAt(start + 4);
+  const c5 = s.charCodeAt(start + 5);
+  const c6 = s.charCodeAt(start + 6);
+  const c7 = s.charCodeAt(start + 7);
+  let or = c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7;
+  const w0 = (c0 << 24) | (c1 << 16) | (c2 << 8) | c3;
+  const w1 = (c4 << 24) | (c5 << 16) | (c6 << 8) | c7;
+  let w2 = 0;
+  let w3 = 0;
+  const mid = units < 12 ? start + units : start + 12;
+  for (let k = start + 8; k < mid; k++) {
+    const c = s.charCodeAt(k);
+    or |= c;
+    w2 = (w2 << 8) | c;
+  }
+  for (let k = start + 12; k < start + units; k++) {
+    const c = s.charCodeAt(k);
+    or |= c;
+    w3 = (w3 << 8) | c;
+  }
+  if (or >= 0x80) return -1;
+  const h = Math.imul(w0 ^ Math.imul(w1 ^ Math.imul(w2 ^ Math.imul(w3 ^ units, 0x9e3779b1), 0x85ebca6b), 0xc2b2ae35), 0x27d4eb2f);
+  const e = MEMO16_INTS * ((h >>> 19) & (MEMO16_SLOTS - 1));
+  const m = memo16;
+  memo16At = e;
+  if (m[e] === w0 && m[e + 1] === w1 && m[e + 2] === w2 && m[e + 3] === w3 && (m[e + 4]! & 0xff) === units) return m[e + 4]! >> 8;
+  memo16W0 = w0;
+  memo16W1 = w1;
+  memo16W2 = w2;
+  memo16W3 = w3;
+  return 0;
+}
+
+/**
+ * Encode the ASCII piece `s[start, end)` of 9 to 16 characters that {@link memo16Lookup}
+ * missed (its entry `e`): a whole token, or the merge rule's ids by the piece cache; stored in
+ * the entry when at most {@link MEMO16_IDS}. Appends to `out` when given; returns the count.
+ */
+function memo16Fill(s: string, start: number, end: number, t: Table, out: number[] | null, e: number): number {
+  const n = loadPiece(s, start, end);
+  const p = pieceBytes;
+  const m = memo16;
+  const h = hashBytes(p, 0, n);
+  const whole = probe(t, p, 0, n, h);
+  m[e] = memo16W0;
+  m[e + 1] = memo16W1;
+  m[e + 2] = memo16W2;
+  m[e + 3] = memo16W3;
+  if (whole !== NONE) {
+    m[e + 4] = n | (1 << 8);
+    m[e + 5] = whole;
+    if (out) out.push(whole);
+    return 1;
+  }
+  const ids: number[] = out ?? [];
+  const before = ids.length;
+  const c = mergeCached(s, start, end, n, h, t, ids);
+  if (c <= MEMO16_IDS) {
+    m[e + 4] = n | (c << 8);
+    for (let k = 0; k < c; k++) m[e + 5 + k] = ids[before + k]!;
+  } else m[e + 4] = 0; // too many ids to keep: the entry is left empty
+  return c;
+}
+
 /**
  * Token ids of the piece `s[start, end)` (tiktoken's `byte_pair_encode`, with its rule that a
  * piece which is itself a token is one token): appended to `out` when given. Returns the count.
@@ -580,6 +711,14 @@ export function encodePiece(s: string, start: number, end: number, t: Table, out
     }
     if (c === 0) return memoFill(s, start, end, t, out, memoAt);
   }
+  if (units >= 9 && units <= 16) {
+    const c = memo16Lookup(s, start, units);
+    if (c > 0) {
+      if (out) for (let k = 0, e = memo16At + 5; k < c; k++) out.push(memo16[e + k]!);
+      return c;
+    }
+    if (c === 0) return memo16Fill(s, start, end, t, out, memo16At);
+  }
   const n = loadPiece(s, start, end);
   const p = pieceBytes;
   if (n > CACHE_MAX_BYTES) {
@@ -610,6 +749,16 @@ export function encodePiece(s: string, start: number, end: number, t: Table, out
     return 1;
   }
   if (n <= 4) h = hashBytes(p, 0, n);
+  return mergeCached(s, start, end, n, h, t, out);
+}
+
+/**
+ * The merge of the piece `s[start, end)` whose `n` <= CACHE_MAX_BYTES bytes are in
+ * `pieceBytes` (hash `h`) and which is not a single token, through the piece cache; appends to
+ * `out` when given and returns the count.
+ */
+function mergeCached(s: string, start: number, end: number, n: number, h: number, t: Table, out: number[] | null): number {
+  const units = end - start;
   const slot = (h >>> 20) & (CACHE_SLOTS - 1);
   const key = cacheKeys[slot];
   let ids: readonly number[] | undefined;
@@ -655,6 +804,7 @@ export function setLongFrom(k: number): void {
 export function setHeapFrom(k: number): void {
   heapFrom = k;
   shortStarts = new Int32Array(k + 2);
+  shortIds = new Int32Array(k + 2);
   shortPairs = new Int32Array(k + 2);
 }
 
@@ -666,6 +816,8 @@ export function setSplitFrom(k: number): void {
 /** Test hook: empty the piece cache (and the cache of merged segments). */
 export function clearPieceCache(): void {
   memo = new Int32Array(MEMO_INTS * MEMO_SLOTS);
+  memo16 = new Int32Array(MEMO16_INTS * MEMO16_SLOTS);
+  joinCache = new Int32Array(4 * JOIN_SLOTS);
   segLen.fill(0);
   charMerge.fill(0);
   cacheKeys = new Array<string | undefined>(CACHE_SLOTS);

@@ -18,8 +18,9 @@ import { utf8Within } from './budget.js';
  *   piece boundary `q < lo` (number runs included), or -1.
  * - `scanPiece(s, pos)` / `regexPieceEnd(s, pos)`: the piece end at `pos` by the hand-written
  *   scanner (the fallback for giant pieces) or by the regex alone (may throw RangeError).
- * - `asciiPieceEnd(s, pos)`: the piece end by the ASCII fast path, or -1 when it defers to the
- *   regex (a non-ASCII character decides the piece).
+ * - `asciiPieceEnd(s, pos)`: the piece end by the fast path (ASCII, and non-ASCII punctuation
+ *   and symbols), or -1 when it defers to the regex (a non-ASCII letter, mark, number, space or
+ *   surrogate decides the piece).
  * - `setHeapFrom(k)`: pieces longer than `k` bytes use a heap merge (default 24), the others
  *   tiktoken's plain loop.
  * - `setLongFrom(k)`: heap-merged pieces longer than `k` bytes use the bucket queue, the others

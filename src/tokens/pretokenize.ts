@@ -40,11 +40,8 @@ const PIECE = new RegExp(PATTERN, 'uy');
  * which implements the same pattern by hand.
  */
 export function pieceEnd(s: string, pos: number): number {
-  const c = s.charCodeAt(pos);
-  if (c < 0x80) {
-    const e = asciiPieceEnd(s, pos, c);
-    if (e >= 0) return e;
-  }
+  const e = asciiPieceEnd(s, pos, s.charCodeAt(pos));
+  if (e >= 0) return e;
   PIECE.lastIndex = pos;
   let found: boolean;
   try {
@@ -68,7 +65,9 @@ const A_DIG = 3; // 0-9
 const A_SP = 4; // \t \v \f space
 const A_NL = 5; // \r \n
 const A_P = 6; // anything else (punctuation, symbols, other control characters)
-const ASCII_CLASS = new Uint8Array(128).fill(A_P);
+// Indexed by any UTF-16 unit, so that a scan needs no separate test for ASCII: 0 for a non-ASCII unit.
+const ASCII_CLASS = new Uint8Array(65536);
+ASCII_CLASS.fill(A_P, 0, 0x80);
 for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = A_UP;
 for (let c = 0x61; c <= 0x7a; c++) ASCII_CLASS[c] = A_LO;
 for (let c = 0x30; c <= 0x39; c++) ASCII_CLASS[c] = A_DIG;
@@ -76,33 +75,59 @@ for (const c of [0x09, 0x0b, 0x0c, 0x20]) ASCII_CLASS[c] = A_SP;
 ASCII_CLASS[0x0a] = A_NL;
 ASCII_CLASS[0x0d] = A_NL;
 
-/** End of the letters piece whose letters start at `q` (A-Z or a-z there), or -1 when a non-ASCII character is met. */
+/**
+ * The pattern's kind bits ({@link kindOf}) of the non-ASCII UTF-16 unit `c`, or -1 for a
+ * surrogate (the code point it belongs to is not known from the unit alone). 0 is a character
+ * of none of the classes: punctuation or a symbol other than a mark (`…`, `»`, `—`, `│`).
+ */
+function wideKind(c: number): number {
+  if (c >= 0xd800 && c <= 0xdfff) return -1;
+  const k = BMP_KIND[c]!;
+  return k !== 0 ? k & 255 : kindOf(c);
+}
+
+/**
+ * End of the letters piece whose letters start at `q` (A-Z or a-z there), or -1 when a
+ * non-ASCII character that may continue the word (a letter, a mark, a surrogate) is met.
+ */
 function asciiLetters(s: string, q: number, n: number): number {
   let i = q;
   let c = 0;
-  while (i < n && (c = s.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === A_UP) i++;
-  while (i < n && (c = s.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === A_LO) i++;
-  if (i < n && c >= 0x80) return -1;
+  while (i < n && ASCII_CLASS[(c = s.charCodeAt(i))] === A_UP) i++;
+  while (i < n && ASCII_CLASS[(c = s.charCodeAt(i))] === A_LO) i++;
+  if (i < n && c >= 0x80) {
+    const k = wideKind(c);
+    if (k < 0 || (k & (K_L | K_M)) !== 0) return -1;
+    return i; // a digit, white space or symbol ends the word (and is no contraction)
+  }
   return contractionEnd(s, i);
 }
 
 /**
- * The piece end at `pos` (where `s` has the ASCII character `c`) when it depends on ASCII
- * characters only, else -1 (then the regex decides). The same choices as {@link PIECE}: an
- * optional prefix (white space other than \r\n, or punctuation) before letters, upper-case
- * then lower-case letters and a contraction, up to three digits, ` ?` punctuation then
- * `[\r\n/]*`, and the white-space alternatives.
+ * The piece end at `pos` (where `s` has the character `c`) when the ASCII characters and the
+ * non-ASCII symbols around it decide it, else -1 (then the regex decides): a piece that starts
+ * with an ASCII character or with a non-ASCII symbol ({@link wideKind} 0), and that meets no
+ * non-ASCII letter, mark, number or white space where it could change the piece. The same
+ * choices as {@link PIECE}: an optional prefix (white space other than \r\n, or punctuation)
+ * before letters, upper-case then lower-case letters and a contraction, up to three digits,
+ * ` ?` punctuation then `[\r\n/]*`, and the white-space alternatives.
  */
 export function asciiPieceEnd(s: string, pos: number, c = s.charCodeAt(pos)): number {
-  if (!(c < 0x80)) return -1;
+  let k: number;
+  if (c < 0x80) k = ASCII_CLASS[c]!;
+  else if (wideKind(c) === 0) k = A_P;
+  else return -1;
   const n = s.length;
-  const k = ASCII_CLASS[c]!;
   if (k === A_UP || k === A_LO) return asciiLetters(s, pos, n);
   if (k === A_DIG) {
     let i = pos + 1;
     for (let j = 0; j < 2 && i < n; j++, i++) {
       const d = s.charCodeAt(i);
-      if (d >= 0x80) return -1;
+      if (d >= 0x80) {
+        const w = wideKind(d);
+        if (w < 0 || (w & K_N) !== 0) return -1;
+        break;
+      }
       if (ASCII_CLASS[d] !== A_DIG) break;
     }
     return i;
@@ -110,15 +135,25 @@ export function asciiPieceEnd(s: string, pos: number, c = s.charCodeAt(pos)): nu
   let next = A_NL; // class of s[pos + 1] (none at the end)
   if (pos + 1 < n) {
     const d = s.charCodeAt(pos + 1);
-    if (d >= 0x80) return -1;
-    next = ASCII_CLASS[d]!;
+    if (d < 0x80) next = ASCII_CLASS[d]!;
+    else if (wideKind(d) === 0) next = A_P;
+    else return -1;
   }
   if (k !== A_NL && (next === A_UP || next === A_LO)) return asciiLetters(s, pos + 1, n);
   if (k === A_P || (c === 0x20 && next === A_P)) {
     let i = k === A_P ? pos + 1 : pos + 2;
     let d = 0;
-    while (i < n && (d = s.charCodeAt(i)) < 0x80 && ASCII_CLASS[d] === A_P) i++;
-    if (i < n && d >= 0x80) return -1;
+    for (; i < n; i++) {
+      d = s.charCodeAt(i);
+      if (d < 0x80) {
+        if (ASCII_CLASS[d] !== A_P) break;
+        continue;
+      }
+      // A non-ASCII mark or symbol continues the run; a letter, number or white space ends it.
+      const w = wideKind(d);
+      if (w < 0) return -1;
+      if ((w & (K_L | K_N | K_WS)) !== 0) return i;
+    }
     while (i < n && ((d = s.charCodeAt(i)) === 0x0a || d === 0x0d || d === 0x2f)) i++;
     return i;
   }
@@ -127,11 +162,16 @@ export function asciiPieceEnd(s: string, pos: number, c = s.charCodeAt(pos)): nu
   let w = pos;
   let lastNl = -1;
   let d = 0;
-  while (w < n && (d = s.charCodeAt(w)) < 0x80 && ASCII_CLASS[d]! >= A_SP && ASCII_CLASS[d]! <= A_NL) {
+  let kd = 0;
+  while (w < n && (kd = ASCII_CLASS[(d = s.charCodeAt(w))]!) >= A_SP && kd <= A_NL) {
     if (d === 0x0a || d === 0x0d) lastNl = w;
     w++;
   }
-  if (w < n && d >= 0x80) return -1;
+  if (w < n && d >= 0x80) {
+    // Non-ASCII white space would continue the run; anything else (\S) ends it.
+    const k2 = wideKind(d);
+    if (k2 >= 0 && (k2 & K_WS) !== 0) return -1;
+  }
   if (lastNl >= 0) return lastNl + 1;
   return w === n || w - pos < 2 ? w : w - 1;
 }

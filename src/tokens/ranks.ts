@@ -21,8 +21,11 @@ export interface Table {
   /** byte length of rank r, 0 when r is not an ordinary token */
   readonly lens: Int32Array;
   /**
-   * hash slots of the tokens of 5 bytes or more, holding rank + 1 in the low 18 bits and 13 more bits of the hash above them
-   * ({@link slotTag}), so most probes that miss read no token bytes; 0 = empty; size a power of two
+   * hash slots of the tokens of 5 bytes or more, two ints each: rank + 1 in the low 18 bits
+   * and 13 more bits of the hash above them ({@link slotTag}), so most probes that miss read
+   * no token bytes (0 = empty); then the token's offset in `bytes` times 256 plus its length,
+   * so a probe that hits reads this slot and the token's bytes only. `mask` + 1 slots, a power
+   * of two.
    */
   readonly slots: Int32Array;
   readonly mask: number;
@@ -116,7 +119,7 @@ function viewsOf(buf: ArrayBufferLike): Table {
   };
   const offs = ints(nRanks);
   const lens = ints(nRanks);
-  const slots = ints(cap);
+  const slots = ints(2 * cap);
   const byte1 = ints(256);
   const pair2 = ints(65536);
   const short3 = ints(2 * SHORT_SLOTS);
@@ -150,9 +153,11 @@ function loadTable(): Table {
     nBytes += len;
     if (len > maxLen) maxLen = len;
   }
+  // A hash slot keeps a token's offset and length in one int (offset * 256 + length).
+  if (maxLen > 255 || nBytes >= 1 << 23) throw new Error('tokens: packed rank table too large for the hash slots');
   let cap = 1;
   while (cap < n * 2.5) cap *= 2;
-  const words = HEAD + 2 * n + cap + 256 + 65536 + 4 * SHORT_SLOTS;
+  const words = HEAD + 2 * n + 2 * cap + 256 + 65536 + 4 * SHORT_SLOTS;
   const Buf = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   const buf = new Buf(words * 4 + nBytes);
   new Int32Array(buf, 0, HEAD).set([n, n, nBytes, cap, maxLen]);
@@ -197,8 +202,9 @@ function loadTable(): Table {
       hash = Math.imul(hash, 0x2c1b3c6d);
       hash ^= hash >>> 12;
       let h = hash & mask;
-      while (slots[h] !== 0) h = (h + 1) & mask;
-      slots[h] = (r + 1) | slotTag(hash);
+      while (slots[2 * h] !== 0) h = (h + 1) & mask;
+      slots[2 * h] = (r + 1) | slotTag(hash);
+      slots[2 * h + 1] = at * 256 + len; // at < 2^23 (o200k_base has 1.4 MB of token bytes), len <= 255
     }
     prev = at;
     at += len;
@@ -226,7 +232,7 @@ export function adoptTable(buf: ArrayBufferLike): void {
  * Version of the decoded table's layout (the header and arrays of {@link viewsOf}): a table
  * built ahead of time records it, and a host refuses one of another version.
  */
-export const TABLE_LAYOUT = 1;
+export const TABLE_LAYOUT = 2;
 
 /** A host's source of a table buffer built ahead of time, or `undefined` when it has none. */
 export type TableSource = () => ArrayBufferLike | undefined;
@@ -248,7 +254,7 @@ function isTableBuffer(buf: ArrayBufferLike): boolean {
   if (buf.byteLength < HEAD * 4) return false;
   const [size, nRanks, nBytes, cap, maxLen] = new Int32Array(buf, 0, HEAD);
   if (!(size! > 256 && nRanks === size && nBytes! >= size! && maxLen! > 0 && cap! >= size! * 2 && (cap! & (cap! - 1)) === 0)) return false;
-  return (HEAD + 2 * size! + cap! + 256 + 65536 + 4 * SHORT_SLOTS) * 4 + nBytes! === buf.byteLength;
+  return (HEAD + 2 * size! + 2 * cap! + 256 + 65536 + 4 * SHORT_SLOTS) * 4 + nBytes! === buf.byteLength;
 }
 
 /** The table of the host's source, when it has a well-formed one. */
@@ -315,19 +321,19 @@ function slotTag(hash: number): number {
 
 /** Hash-table lookup of `p[a, b)` (5 <= b - a <= maxLen: shorter tokens are not in the hash) whose hash is `h`. */
 export function probe(t: Table, p: Uint8Array, a: number, b: number, h: number): number {
-  const { slots, mask, lens, offs, bytes } = t;
+  const { slots, mask, bytes } = t;
   const len = b - a;
   const tag = slotTag(h);
   for (let i = h & mask; ; i = (i + 1) & mask) {
-    const v = slots[i]!;
+    const v = slots[2 * i]!;
     if (v === 0) return NONE;
     if ((v & SLOT_TAG) !== tag) continue;
-    const r = (v & SLOT_RANK) - 1;
-    if (lens[r] === len) {
-      const o = offs[r]! - a;
+    const at = slots[2 * i + 1]!;
+    if ((at & 0xff) === len) {
+      const o = (at >>> 8) - a;
       let k = a;
       while (k < b && bytes[o + k] === p[k]) k++;
-      if (k === b) return r;
+      if (k === b) return (v & SLOT_RANK) - 1;
     }
   }
 }

@@ -3,7 +3,10 @@
  * marks, the budget, and that the reference profile is unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { evidenceCut } from '../src/dsl/evidence-cut.js';
+import { evidenceCut, evidenceCutLines } from '../src/dsl/evidence-cut.js';
+import { surelyOverToks } from '../src/dsl/evidence-count.js';
+import { mayHoldUrlOrPath } from '../src/dsl/evidence-scan.js';
+import { pyNonBlankLines } from '../src/python/strings.js';
 import { compactResult } from '../src/dsl/render.js';
 import { cleanTruncMid } from '../src/dsl/graphemes.js';
 import { lenToks, truncToksMid } from '../src/tokens/index.js';
@@ -71,6 +74,73 @@ describe('evidenceCut', () => {
   it('never exceeds the budget', () => {
     const texts = [traceback, table, build, `${'é🙂 '.repeat(300)}\n${'x '.repeat(500)}\nend 42`];
     for (const t of texts) for (let k = 0; k <= 80; k += 3) expect(lenToks(evidenceCut(t, k))).toBeLessThanOrEqual(k);
+  });
+});
+
+describe("evidenceCut once the room left is below a line's share", () => {
+  // Budget 16: a line's share is 4 tokens; the prefix '> ' (2) and the closing mark leave 13.
+  // 'end' and 'begin' (1 each, with a joint) leave 9; 'one two three four' (4 + joint) leaves 4,
+  // room 3 < 4: the five 5-word lines are surely over it (passed over unclassed) and 'ok'
+  // (1 token, two lines after 'begin') is still taken.
+  const words = ['alpha', 'kappa', 'lambda', 'sigma', 'omega'].map((w) => `${w} beta gamma delta epsilon`);
+  const text = ['begin', 'ok', ...words, 'one two three four', 'end'].join('\n');
+
+  it('takes a short line late in the order', () => {
+    expect(evidenceCut(text, 16)).toBe('> begin ¶ ok … one two three four ¶ end');
+    expect(compactResult(text, 16, 'clean')).toBe('> begin ¶ ok … one two three four ¶ end');
+  });
+
+  it('gives the same cut from the lines a caller has', () => {
+    const lines = pyNonBlankLines(traceback);
+    const whole = `> ${lines.join(' ¶ ')}`;
+    expect(evidenceCutLines(traceback, lines, whole, 35)).toBe(
+      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for …  10: 'abc'",
+    );
+    expect(evidenceCutLines(text, pyNonBlankLines(text), '> begin ¶ ok', 16, {}, true)).toBe('> begin ¶ ok … one two three four ¶ end');
+    expect(evidenceCutLines('a\nb', ['a', 'b'], '> a ¶ b', 0)).toBe('');
+  });
+});
+
+describe('surelyOverToks', () => {
+  it('counts pre-token boundaries: white space after other text, digits, letters before punctuation', () => {
+    expect(surelyOverToks('', 0)).toBe(false);
+    expect(surelyOverToks('', -1)).toBe(true);
+    expect(surelyOverToks('x', 0)).toBe(true);
+    // 'hello', ' world'
+    expect(surelyOverToks('hello world', 1)).toBe(true);
+    expect(surelyOverToks('hello world', 2)).toBe(false);
+    // '123', '45'
+    expect(surelyOverToks('12345', 1)).toBe(true);
+    expect(surelyOverToks('12345', 2)).toBe(false);
+    // 'a', '.b'; 'x', ':\n', 'y' (only the first boundary is claimed)
+    expect(surelyOverToks('a.b', 1)).toBe(true);
+    expect(surelyOverToks('x:\ny', 1)).toBe(true);
+    expect(surelyOverToks('x:\ny', 2)).toBe(false);
+    // 'a', '\u00a0b'
+    expect(surelyOverToks('a\u00a0b', 1)).toBe(true);
+    // 'ab', ' cd', ' ef', ' gh'
+    expect(surelyOverToks('ab cd ef gh', 3)).toBe(true);
+    expect(surelyOverToks('ab cd ef gh', 4)).toBe(false);
+  });
+
+  it('claims no boundary it cannot be sure of', () => {
+    // A contraction stays in its word's piece; a non-ASCII digit may join an ASCII one.
+    expect(surelyOverToks("don't", 1)).toBe(false);
+    expect(surelyOverToks('1\u00b2', 1)).toBe(false);
+    // White space after a line break belongs to the break's piece.
+    expect(surelyOverToks('a\n b', 1)).toBe(false);
+    // Camel case splits in two pieces, which this does not see.
+    expect(surelyOverToks('HelloWorld', 1)).toBe(false);
+  });
+});
+
+describe('mayHoldUrlOrPath', () => {
+  it('is false only without a slash and without a dot before a lower-case letter', () => {
+    expect(mayHoldUrlOrPath('see /srv/x')).toBe(true);
+    expect(mayHoldUrlOrPath('notes.md')).toBe(true);
+    expect(mayHoldUrlOrPath('3.14 and 2.5')).toBe(false);
+    expect(mayHoldUrlOrPath('Version 1.A')).toBe(false);
+    expect(mayHoldUrlOrPath('')).toBe(false);
   });
 });
 

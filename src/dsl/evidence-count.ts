@@ -67,3 +67,56 @@ export function assembledToks(prefix: string, lines: readonly string[], kept: re
   if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) total += lenToks(EVIDENCE_CUT_MARK.trimEnd());
   return total;
 }
+
+/** White space as o200k_base's pre-tokeniser sees it, other than `\r` and `\n`: tab, `\v`, `\f`, space, U+0085, U+00A0 … */
+function isSpaceUnit(c: number): boolean {
+  if (c < 0x85) return c === 32 || c === 9 || c === 11 || c === 12;
+  return (
+    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+  );
+}
+
+/**
+ * Whether `s` surely has more than `n` tokens, judged by pre-token boundaries alone (no merge):
+ * each pre-token piece gives at least one token, and a piece boundary lies wherever a character
+ * other than white space is followed by white space other than `\r`/`\n` (a piece has white
+ * space only at its start, but for `\r`/`\n` after punctuation), between an ASCII digit and
+ * another ASCII character, after an ASCII letter followed by ASCII punctuation other than `'`,
+ * and after every three digits of a run. False says nothing: `s` may still have more.
+ * @param s any text. @param n a token count.
+ * @returns true only when `lenToks(s) > n`. Stops scanning once the pieces found exceed `n`.
+ */
+export function surelyOverToks(s: string, n: number): boolean {
+  if (s.length === 0) return n < 0;
+  let pieces = 1;
+  if (pieces > n) return true;
+  let p = s.charCodeAt(0);
+  let digits = p >= 48 && p <= 57 ? 1 : 0;
+  for (let j = 1; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    const cDigit = c >= 48 && c <= 57;
+    let cut = false;
+    if (cDigit) {
+      if (p >= 48 && p <= 57) {
+        if (++digits > 3) {
+          digits = 1;
+          cut = true;
+        }
+      } else {
+        digits = 1;
+        cut = p < 128;
+      }
+    } else {
+      digits = 0;
+      if (isSpaceUnit(c)) cut = !isSpaceUnit(p) && p !== 10 && p !== 13;
+      else if (c < 128 && p < 128) {
+        const pLetter = (p >= 65 && p <= 90) || (p >= 97 && p <= 122);
+        const cPunct = !((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) && c !== 39 && c !== 10 && c !== 13;
+        cut = (p >= 48 && p <= 57) || (pLetter && cPunct);
+      }
+    }
+    if (cut && ++pieces > n) return true;
+    p = c;
+  }
+  return false;
+}

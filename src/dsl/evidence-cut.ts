@@ -23,12 +23,14 @@
  * between them, so a reader sees where text is missing. A piece already shown is not repeated.
  * The result never exceeds the budget as counted by `lenToks`; when fewer than two pieces fit,
  * or the budget is below {@link MIN_EVIDENCE} tokens, the plain middle cut of the whole is returned.
+ * The keeping order is made only as far as a cut reads it, and a line is classed, counted or
+ * scanned only as far as that takes (the work of a short budget on a long log is its tail's).
  */
-import { pySplitlines, pyStrip } from '../python/index.js';
+import { pyNonBlankLines } from '../python/strings.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
 import { fitsToksFront } from '../tokens/budget.js';
-import { assemble, assembledToks, EVIDENCE_CUT_MARK, JOIN, type Unit } from './evidence-count.js';
-import { hasUrlOrPath, pathSpans, urlSpans } from './evidence-scan.js';
+import { assemble, assembledToks, EVIDENCE_CUT_MARK, JOIN, surelyOverToks, type Unit } from './evidence-count.js';
+import { hasUrlOrPath, mayHoldUrlOrPath, pathSpans, urlSpans } from './evidence-scan.js';
 
 /** The mark put where lines (or the middle of a line) were removed. */
 export { EVIDENCE_CUT_MARK };
@@ -44,14 +46,6 @@ const NUMBER_LINE = /\d/;
 
 const isErrorLine = (line: string): boolean => ERROR_LINE.test(line) || EXIT_LINE.test(line);
 
-/** What one line carries, as a rank: lower ranks are kept first. */
-function rank(line: string): number {
-  if (isErrorLine(line)) return 1;
-  if (hasUrlOrPath(line)) return 2;
-  if (NUMBER_LINE.test(line)) return 3;
-  return 4;
-}
-
 /** The count of table separators on a line (`|`, tabs, or commas), or 0 for none. */
 function separators(line: string): number {
   let bars = 0;
@@ -66,30 +60,16 @@ function separators(line: string): number {
   return Math.max(bars, tabs, commas > 1 ? commas : 0);
 }
 
-/**
- * Lines that are inner rows of a table: a run of at least 4 consecutive lines with the same
- * non-zero separator count; its header (first line), first row and last row are not inner.
- */
-function innerTableRows(lines: readonly string[]): Set<number> {
-  const inner = new Set<number>();
-  let i = 0;
-  let n = lines.length > 0 ? separators(lines[0]!) : 0;
-  while (i < lines.length) {
-    // Each line's separators are counted once: the line that ends a run starts the next.
-    let j = i + 1;
-    let next = j < lines.length ? separators(lines[j]!) : 0;
-    if (n > 0) {
-      while (j < lines.length && next === n) {
-        j++;
-        next = j < lines.length ? separators(lines[j]!) : 0;
-      }
-    }
-    if (n > 0 && j - i >= 4) for (let k = i + 2; k < j - 1; k++) inner.add(k);
-    i = j;
-    n = next;
-  }
-  return inner;
-}
+// What is known of a line, as bits of `Prepared.facts`: each fact has a bit saying it is known
+// and a bit giving its value, so that a line is tested only as far as its class is asked for.
+const ERR_KNOWN = 1;
+const ERR = 2;
+const SPAN_KNOWN = 4;
+const SPAN = 8;
+const DIGIT_KNOWN = 16;
+const DIGIT = 32;
+const INNER_KNOWN = 64;
+const INNER = 128;
 
 /** At most this many URLs and paths of one line are considered (a budget keeps a few). */
 const SPANS_MAX = 64;
@@ -108,14 +88,25 @@ function spansOf(line: string): Array<[number, number]> {
 
 /** A text's lines, their keeping order and what is known of their lengths, kept across calls. */
 interface Prepared {
-  lines: string[];
+  lines: readonly string[];
   whole: string;
+  /**
+   * The keeping order as far as it is made: by class (0 the first and last lines, 1 error
+   * lines, 2 lines with a URL or path, 3 lines with a digit, 4 others, 5 a table's inner rows),
+   * and within a class later lines first. It grows on demand ({@link orderAt}).
+   */
   order: number[];
-  /** Rank of each line by what it carries (before the first/last and table rules). */
-  ranks: number[];
+  /** The class whose lines are being added to `order`, from 1 up; 6 once the order is whole. */
+  cls: number;
+  /** The next line (going back) to test for class `cls`; 0 ends the class. */
+  at: number;
+  /** Per line, the fact bits above (`ERR_KNOWN` …). */
+  facts: Uint8Array;
+  /** Per line, its table separator count plus one (0 for not counted yet). */
+  seps: Int32Array;
   /** Exact token count of a line, or minus the largest cap it is known to exceed. */
   len: number[];
-  /** The spans of a line with their token counts, once computed. */
+  /** The spans of a line, once found, with their token counts once counted (-1 before). */
   spans: Array<Array<{ start: number; text: string; tokens: number }> | undefined>;
 }
 
@@ -131,25 +122,24 @@ export function clearPrepared(): void {
   PREPARED.clear();
 }
 
-function prepared(text: string, prefix: string): Prepared {
+function prepared(text: string, prefix: string, known?: { lines: readonly string[]; whole: string }): Prepared {
   let byPrefix = PREPARED.get(text);
   const p0 = byPrefix?.get(prefix);
   if (p0 !== undefined) return p0;
-  const lines: string[] = [];
-  for (const line of pySplitlines(text)) {
-    const t = pyStrip(line);
-    if (t) lines.push(t);
-  }
-  const whole = lines.length ? prefix + lines.join(JOIN) : prefix.trimEnd();
+  const lines = known !== undefined ? known.lines : pyNonBlankLines(text);
+  const whole = known !== undefined ? known.whole : lines.length ? prefix + lines.join(JOIN) : prefix.trimEnd();
   const last = lines.length - 1;
-  const inner = innerTableRows(lines);
-  const ranks = lines.map(rank);
-  // The keeping order: by rank (0 the first and last lines, 5 a table's inner rows), and within
-  // a rank later lines first (a traceback's innermost frame, a log's latest state). One bucket
-  // per rank, each filled from the last line back, makes that order without a sort.
-  const buckets: number[][] = [[], [], [], [], [], []];
-  for (let i = last; i >= 0; i--) buckets[i === 0 || i === last ? 0 : inner.has(i) ? 5 : ranks[i]!]!.push(i);
-  const p: Prepared = { lines, whole, order: buckets.flat(), ranks, len: [], spans: [] };
+  const p: Prepared = {
+    lines,
+    whole,
+    order: last > 0 ? [last, 0] : last === 0 ? [0] : [],
+    cls: 1,
+    at: last - 1,
+    facts: new Uint8Array(lines.length),
+    seps: new Int32Array(lines.length),
+    len: [],
+    spans: [],
+  };
   if (byPrefix === undefined) {
     if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
     byPrefix = new Map();
@@ -159,12 +149,108 @@ function prepared(text: string, prefix: string): Prepared {
   return p;
 }
 
+/** Whether line `i` reports an error, an exception, a warning, a failure or an exit state. */
+function isErr(p: Prepared, i: number): boolean {
+  const f = p.facts[i]!;
+  if (f & ERR_KNOWN) return (f & ERR) !== 0;
+  const v = isErrorLine(p.lines[i]!);
+  p.facts[i] = f | ERR_KNOWN | (v ? ERR : 0);
+  return v;
+}
+
+/** Whether line `i` holds a URL or a file path. */
+function hasSpan(p: Prepared, i: number): boolean {
+  const f = p.facts[i]!;
+  if (f & SPAN_KNOWN) return (f & SPAN) !== 0;
+  const v = hasUrlOrPath(p.lines[i]!);
+  p.facts[i] = f | SPAN_KNOWN | (v ? SPAN : 0);
+  return v;
+}
+
+/** Whether line `i` holds a digit. */
+function hasDigit(p: Prepared, i: number): boolean {
+  const f = p.facts[i]!;
+  if (f & DIGIT_KNOWN) return (f & DIGIT) !== 0;
+  const v = NUMBER_LINE.test(p.lines[i]!);
+  p.facts[i] = f | DIGIT_KNOWN | (v ? DIGIT : 0);
+  return v;
+}
+
+/** Rank of line `i` by what it carries, before the first/last and table rules: 1 to 4. */
+function rankOf(p: Prepared, i: number): number {
+  return isErr(p, i) ? 1 : hasSpan(p, i) ? 2 : hasDigit(p, i) ? 3 : 4;
+}
+
+/** False when line `i` surely holds no URL or path (known so, or an error line, or no `/` nor `.` before a letter). */
+function maySpan(p: Prepared, i: number): boolean {
+  const f = p.facts[i]!;
+  if ((f & ERR_KNOWN) !== 0 && (f & ERR) !== 0) return false;
+  if ((f & SPAN_KNOWN) !== 0) return (f & SPAN) !== 0;
+  return mayHoldUrlOrPath(p.lines[i]!);
+}
+
+function sepsOf(p: Prepared, i: number): number {
+  const k = p.seps[i]!;
+  if (k > 0) return k - 1;
+  const n = separators(p.lines[i]!);
+  p.seps[i] = n + 1;
+  return n;
+}
+
+/**
+ * Whether line `i` is an inner row of a table: in a run of at least 4 consecutive lines with
+ * the same non-zero separator count, not its header (first line), first row or last row. The
+ * lines are cut into maximal runs of equal counts, so the run holding `i` is found by going
+ * both ways from it; the answer is recorded for the whole run.
+ */
+function isInner(p: Prepared, i: number): boolean {
+  const f = p.facts[i]!;
+  if (f & INNER_KNOWN) return (f & INNER) !== 0;
+  const n = sepsOf(p, i);
+  if (n === 0) {
+    p.facts[i] = f | INNER_KNOWN;
+    return false;
+  }
+  let a = i;
+  while (a > 0 && sepsOf(p, a - 1) === n) a--;
+  let b = i + 1;
+  while (b < p.lines.length && sepsOf(p, b) === n) b++;
+  for (let k = a; k < b; k++) p.facts[k] = p.facts[k]! | INNER_KNOWN | (b - a >= 4 && k >= a + 2 && k < b - 1 ? INNER : 0);
+  return (p.facts[i]! & INNER) !== 0;
+}
+
+/** Whether line `i` (neither the first nor the last) is of class `c` of the keeping order. */
+function inClass(p: Prepared, i: number, c: number): boolean {
+  if (c === 5) return isInner(p, i);
+  return rankOf(p, i) === c && !isInner(p, i);
+}
+
+/** Entry `k` of the keeping order, made as far as needed; -1 past its end. */
+function orderAt(p: Prepared, k: number): number {
+  const order = p.order;
+  while (order.length <= k) {
+    if (p.at < 1) {
+      if (p.cls >= 5) {
+        p.cls = 6;
+        return -1;
+      }
+      p.cls++;
+      p.at = p.lines.length - 2;
+      continue;
+    }
+    const i = p.at--;
+    if (inClass(p, i, p.cls)) order.push(i);
+  }
+  return order[k]!;
+}
+
 /** `min(lenToks(line), cap)`, counting no further than the cap needs (and recording what it learns in `p.len`). */
 function capLen(p: Prepared, i: number, cap: number): number {
   const known = p.len[i];
   if (known !== undefined && (known >= 0 || -known >= cap)) return known >= 0 ? Math.min(known, cap) : cap;
   const line = p.lines[i]!;
-  if (fitsToksFront(line, cap)) {
+  // Most lines asked about are far over a small cap: their pre-token pieces alone tell.
+  if (!surelyOverToks(line, cap) && fitsToksFront(line, cap)) {
     p.len[i] = lenToks(line);
     return p.len[i]!;
   }
@@ -176,7 +262,7 @@ function lineSpans(p: Prepared, i: number): Array<{ start: number; text: string;
   let s = p.spans[i];
   if (s === undefined) {
     const line = p.lines[i]!;
-    s = spansOf(line).map(([a, b]) => ({ start: a, text: line.slice(a, b), tokens: lenToks(line.slice(a, b)) }));
+    s = spansOf(line).map(([a, b]) => ({ start: a, text: line.slice(a, b), tokens: -1 }));
     p.spans[i] = s;
   }
   return s;
@@ -206,13 +292,37 @@ export interface EvidenceCutOptions {
  *   over `maxToks` tokens.
  */
 export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOptions = {}): string {
+  if (maxToks <= 0) return '';
+  return cutPrepared(prepared(text, opts.prefix ?? '> ', undefined), maxToks, opts, false);
+}
+
+/**
+ * (Internal: render.ts.) {@link evidenceCut}`(text, maxToks, opts)` with the default prefix
+ * `'> '`, for a caller that has the text's lines already.
+ * @param lines `text`'s non-blank lines, each stripped (`pyNonBlankLines(text)`).
+ * @param whole `'> ' + lines.join(' ¶ ')`, or `'>'` for no lines.
+ * @param over true when the caller knows that `whole` has more than `maxToks` tokens (it is
+ *   then not counted again).
+ */
+export function evidenceCutLines(
+  text: string,
+  lines: readonly string[],
+  whole: string,
+  maxToks: number,
+  opts: Omit<EvidenceCutOptions, 'prefix'> = {},
+  over = false,
+): string {
+  if (maxToks <= 0) return '';
+  return cutPrepared(prepared(text, '> ', { lines, whole }), maxToks, opts, over);
+}
+
+/** The cut of {@link evidenceCut} for a prepared text, with a positive budget; `over`: the whole is known not to fit. */
+function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, over: boolean): string {
   const prefix = opts.prefix ?? '> ';
   const cut = opts.cut ?? truncToksMid;
   const countedCut = opts.countedCut;
-  if (maxToks <= 0) return '';
-  const prep = prepared(text, prefix);
   const { lines, whole } = prep;
-  if (fitsToks(whole, maxToks)) return whole;
+  if (!over && fitsToks(whole, maxToks)) return whole;
   // The plain middle cut of the whole, made only when it is the answer (a long text costs to cut).
   const plain = (): string => cut(whole, maxToks);
   // Below MIN_EVIDENCE tokens pieces would be cut to a few tokens each: the plain cut reads better.
@@ -220,7 +330,7 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
   // A kept line may take at most a quarter of the budget, a last line that reports an error two
   // fifths, so the first and last lines leave room for evidence between them.
   const last = lines.length - 1;
-  const capOf = (i: number): number => Math.max(4, Math.floor(i === last && prep.ranks[i] === 1 ? (maxToks * 2) / 5 : maxToks / 4));
+  const capOf = (i: number): number => Math.max(4, Math.floor(i === last && isErr(prep, i) ? (maxToks * 2) / 5 : maxToks / 4));
   const chosen: Unit[] = [];
   const shown = (t: string): boolean => chosen.some((u) => u.text.includes(t));
   let used = lenToks(prefix) + 1; // the prefix and a closing mark
@@ -230,18 +340,18 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
     chosen.push(u);
     return true;
   };
-  for (const i of prep.order) {
-    if (used + 2 > maxToks) break; // no piece costs less than itself and a joint
+  // One entry of the keeping order: take the line, its spans or its middle cut if they fit.
+  const consider = (i: number): void => {
     const line = lines[i]!;
     const lineCap = capOf(i);
-    const spanning = prep.ranks[i] === 2 && i !== 0 && i !== last;
+    const spanning = i !== 0 && i !== last && rankOf(prep, i) === 2;
     // A line that cannot be cut into its spans is taken only within the room left: its count
     // is needed no further than one past the room (the same choice, with less counting).
     const room = maxToks - used - 1;
     if (!spanning && room < lineCap) {
-      if (capLen(prep, i, room + 1) > room) continue;
+      if (capLen(prep, i, room + 1) > room) return;
       take({ line: i, start: 0, whole: true, text: line, tokens: capLen(prep, i, room + 1) });
-      continue;
+      return;
     }
     const n = capLen(prep, i, lineCap);
     // capLen has left in prep.len the line's exact count, or minus a cap of at least lineCap it exceeds.
@@ -250,19 +360,54 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
     if (!fits && spanning) {
-      if (used + 2 <= maxToks)
-        for (const s of lineSpans(prep, i)) if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
-      continue;
+      if (used + 2 <= maxToks) {
+        for (const s of lineSpans(prep, i)) {
+          // A span surely over its share or the room left is not taken: it need not be counted.
+          if (s.tokens < 0) {
+            if (surelyOverToks(s.text, Math.min(lineCap, maxToks - used - 1))) continue;
+            s.tokens = lenToks(s.text);
+          }
+          if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
+        }
+      }
+      return;
     }
     // A cut line has at most lineCap tokens: cut it only when that much is left.
-    if (used + n + 1 > maxToks) continue;
+    if (used + n + 1 > maxToks) return;
     if (fits) {
       take({ line: i, start: 0, whole: true, text: line, tokens: n });
-      continue;
+      return;
     }
     const c = countedCut ? countedCut(line, lineCap) : undefined;
     const t = c ? c.text : cut(line, lineCap);
     take({ line: i, start: 0, whole: true, text: t, tokens: c ? c.tokens : lenToks(t) });
+  };
+  // Every entry after the first two is a line other than the first and the last, whose cap is
+  // the same. Once the room left is below that cap, such a line is taken only when it fits the
+  // room whole or holds a URL or path; the room only shrinks, so a line surely over the room and
+  // without one is passed over wherever the order puts it, and need not be classed at all.
+  const innerCap = capOf(last > 1 ? 1 : 0);
+  const passed = (i: number, room: number): boolean => surelyOverToks(lines[i]!, room) && !maySpan(prep, i);
+  let k = 0;
+  for (; ; k++) {
+    if (used + 2 > maxToks) break; // no piece costs less than itself and a joint
+    if (k >= 2 && maxToks - used - 1 < innerCap) break;
+    const i = orderAt(prep, k);
+    if (i < 0) break;
+    consider(i);
+  }
+  if (k >= 2 && used + 2 <= maxToks && maxToks - used - 1 < innerCap) {
+    // The rest of the order: the entries made already, then its making continued here, skipping
+    // the lines passed over (the order kept in `prep` stays whole for other budgets).
+    for (; k < prep.order.length && used + 2 <= maxToks; k++) {
+      const i = prep.order[k]!;
+      if (!passed(i, maxToks - used - 1)) consider(i);
+    }
+    for (let c = prep.cls, at = prep.at; c <= 5 && used + 2 <= maxToks; c++, at = last - 1) {
+      for (let i = at; i >= 1 && used + 2 <= maxToks; i--) {
+        if (!passed(i, maxToks - used - 1) && inClass(prep, i, c)) consider(i);
+      }
+    }
   }
   const kept = [...chosen].sort((a, b) => a.line - b.line || a.start - b.start);
   // Joints re-tokenise a little differently from the estimate: drop the latest-chosen pieces until it fits.

@@ -200,11 +200,18 @@ function hasDotLetter(text: string): boolean {
   return false;
 }
 
+/**
+ * False when `line` surely holds no URL or file path ({@link hasUrlOrPath}): it has no `/` (no
+ * URL, no path with a folder) and no `.` followed by a lower-case letter (no bare file name).
+ */
+export function mayHoldUrlOrPath(line: string): boolean {
+  return line.indexOf('/') >= 0 || hasDotLetter(line);
+}
+
 /** Whether `line` holds a URL or a file path. */
 export function hasUrlOrPath(line: string): boolean {
-  // Without a `/` there is no URL and no path with a folder; a bare name needs `.` and a letter.
-  if (line.indexOf('/') < 0 && !hasDotLetter(line)) return false;
-  for (const _ of urlSpans(line)) return true;
+  if (!mayHoldUrlOrPath(line)) return false;
+  if (nextUrl(line, 0, false) >= 0) return true; // the first of urlSpans(line), without the generator
   for (const _ of pathSpans(line)) return true;
   return false;
 }

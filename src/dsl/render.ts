@@ -24,7 +24,8 @@ import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
 import { cleanMidCuts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
 import { cleanProse } from './clean-text.js';
-import { evidenceCut } from './evidence-cut.js';
+import { evidenceCut, evidenceCutLines } from './evidence-cut.js';
+import { surelyOverToks } from './evidence-count.js';
 import { isMediaMarker, markBinaryRuns } from './media.js';
 
 export { PROFILES, checkBudget, checkProfile, compactPolicy, resolvePolicy, type Policy, type Profile } from './profile.js';
@@ -138,7 +139,7 @@ export function dropDocState(s: string): string {
 
 const KEEP = '\u{1D341}'; // 𝍁
 
-type PreparedResult = { t: string; keep: boolean; res: string };
+type PreparedResult = { t: string; keep: boolean; res: string; lines: string[] };
 
 /**
  * A result's text before its cut, for the last long inputs seen (a fit renders each result at
@@ -161,8 +162,8 @@ function preparedResult(s: string, profile: Profile): PreparedResult {
   const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
   if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
   if (profile === 'clean') t = markBinaryRuns(t);
-  const text = joinLines(t);
-  const out = { t, keep, res: text ? `> ${text}` : '>' };
+  const lines = pyNonBlankLines(t);
+  const out = { t, keep, res: lines.length ? `> ${lines.join(PILCROW_JOIN)}` : '>', lines };
   if (cache !== undefined) {
     if (cache.size >= 64) cache.clear();
     cache.set(s, out);
@@ -183,19 +184,20 @@ function preparedResult(s: string, profile: Profile): PreparedResult {
 export function compactResult(s: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(s, 'compactResult', 's');
   checkBudget(maxToks, 'compactResult');
-  const { t, keep, res } = preparedResult(s, profile);
+  const { t, keep, res, lines } = preparedResult(s, profile);
   if (keep) return res;
   // Clean profile: a result over its budget keeps its evidence lines (evidence-cut.ts).
   if (profile === 'clean') {
-    // Decided from the front alone: the evidence cut below counts lines, not the text's end.
-    if (fitsToksFront(res, maxToks)) return res;
+    // Decided from the pre-token pieces when they are enough, else from the front alone: the
+    // evidence cut below counts lines, not the text's end.
+    if (!surelyOverToks(res, maxToks) && fitsToksFront(res, maxToks)) return res;
     // A leading media marker line (the clean view of binary outputs) is kept whole when it fits.
     const nl = t.indexOf('\n');
     const lead = nl < 0 ? '' : t.slice(0, nl);
     if (isMediaMarker(lead) && fitsToks(`> ${lead} ¶ `, maxToks - 4)) {
       return evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid, countedCut: cleanTruncMidCounted });
     }
-    return evidenceCut(t, maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted });
+    return evidenceCutLines(t, lines, res, maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted }, true);
   }
   return truncToksMid(res, maxToks);
 }

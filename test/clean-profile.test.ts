@@ -17,8 +17,8 @@ import { codeRanges, misplacedLines } from '../scripts/md-check.mjs';
 import { InvalidArgumentError } from '../src/errors.js';
 import { compactReply } from '../src/dsl/compact-reply.js';
 import { compactBody } from '../src/dsl/continuation.js';
-import { cleanTruncMid, graphemeCeil, graphemeFloor } from '../src/dsl/graphemes.js';
-import { closeOpenFence } from '../src/dsl/fences-repair.js';
+import { cleanMidCutParts, cleanTruncMid, graphemeCeil, graphemeFloor } from '../src/dsl/graphemes.js';
+import { closeOpenFence, hasFenceRun, joinCut, joinCutParts } from '../src/dsl/fences-repair.js';
 import { dropThinkingLines } from '../src/dsl/clean-text.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, htmlText, markBinaryRuns } from '../src/dsl/media.js';
@@ -77,6 +77,16 @@ describe('grapheme-safe cuts', () => {
     expect(cleanTruncMid(s, 1)).toBe(' …');
     expect(cleanTruncMid(s, 0)).toBe('');
     expect(cleanTruncMid('short', 5)).toBe('short');
+  });
+
+  it('clean cuts as parts of the text: spans around the mark, or the text where no text is kept beside it', () => {
+    const s = '🇺🇸🇩🇪🇯🇵'.repeat(200); // 2400 UTF-16 units: a flag is 4
+    const cut = cleanMidCutParts(s, 33);
+    expect(cut(20)).toEqual({ head: 8, mid: ' … ', tail: 2392 }); // '🇺🇸🇩🇪 … 🇩🇪🇯🇵'
+    expect(cut(33)).toEqual({ head: 16, mid: ' … ', tail: 2388 }); // '🇺🇸🇩🇪🇯🇵🇺🇸 … 🇺🇸🇩🇪🇯🇵'
+    expect(cut(6)).toBe(' … ');
+    expect(cut(0)).toBe('');
+    expect(cleanMidCutParts('short', 5)(5)).toBe('short');
   });
 
   it('grapheme boundaries', () => {
@@ -188,6 +198,32 @@ describe('code fences that a cut leaves closed', () => {
     expect(compactReply('Start:\n\n```python\nprint(1)', CLEAN, { mark: '»' })).toBe('» Start:\n\n```python\nprint(1)\n```\n»');
     expect(closeOpenFence('a\n~~~~\nb')).toBe('a\n~~~~\nb\n~~~~');
     expect(closeOpenFence('a\n```\nb\n```')).toBe('a\n```\nb\n```');
+  });
+
+  it('a join is given as parts of the text, the mending of its fences around the mark', () => {
+    // No fence: the head and tail around the mark.
+    expect(joinCutParts('abc def ghi', 3, 8)).toEqual({ head: 3, mid: ' … ', tail: 8 });
+    // A head cut inside a fence line stops at that line's start ('```py' starts at 3); the
+    // fence it opened is closed again before the tail ('```' at 11), so nothing is mended.
+    const s = 'ab\n```py\nq\n```\nzz yy';
+    expect(joinCutParts(s, 5, 18)).toEqual({ head: 3, mid: ' … ', tail: 18 });
+    expect(joinCut(s, 5, 18)).toBe('ab\n … yy');
+    // The head ends inside a block: closed before the mark ('a\n```\nb\n```\n… d').
+    expect(joinCutParts('a\n```\nb\nc\n```\nd', 7, 14)).toEqual({ head: 7, mid: '\n```\n… ', tail: 14 });
+    expect(joinCut('a\n```\nb\nc\n```\nd', 7, 14)).toBe('a\n```\nb\n```\n… d');
+    // The same with the head ending at a line break: no second one before the closing line.
+    expect(joinCutParts('a\n```\nb\nc\n```\nd', 8, 14)).toEqual({ head: 8, mid: '```\n… ', tail: 14 });
+    // The tail starts with a fence line: it starts a line ('ab …\n```\nx\n```').
+    expect(joinCutParts('ab\ncd\n```\nx\n```', 2, 6)).toEqual({ head: 2, mid: ' …\n', tail: 6 });
+    // The tail starts inside a block: its opening line is repeated after the mark.
+    expect(joinCutParts('ab\n~~~ js\nx\ny\n~~~\nz', 2, 12)).toEqual({ head: 2, mid: ' …\n~~~ js\n', tail: 12 });
+  });
+
+  it('a text without three backticks or tildes in a row has no fence to mend', () => {
+    expect(hasFenceRun('a `` b ~~ c')).toBe(false);
+    expect(hasFenceRun('inline ```x``` code')).toBe(true);
+    expect(hasFenceRun('~~~')).toBe(true);
+    expect(hasFenceRun('')).toBe(false);
   });
 
   it('bad input: a fence of 40 backticks', () => {

@@ -92,6 +92,23 @@ describe('spliceToks', () => {
     }
   });
 
+  it('keeps exact counts when the end seam of a fence was first counted over its budget', () => {
+    // As fenced code steps its cut down: each cut counted alone, then with the fence, at a
+    // budget it exceeds; then exactly. The end seam's count is kept across the steps.
+    const s = `${'value = compute(x, y)\n'.repeat(30)}return total\n`;
+    tokensInternals.clearCache();
+    fitsToks(s, 40);
+    for (let k = 0; k < 6; k++) {
+      const head = 60 - 4 * k;
+      const tail = s.length - 60 + 4 * k;
+      const alone = lenToks(s.slice(0, head) + ' … ' + s.slice(tail));
+      const fenced = lenToks(`\`\`\`python\n${s.slice(0, head)} … ${s.slice(tail)}\n\`\`\``);
+      expect(spliceToks(s, head, ' … ', tail, Number.MAX_SAFE_INTEGER)).toBe(alone);
+      expect(spliceToks(s, head, ' … ', tail, fenced - 3, '```python\n', '\n```')).toBeGreaterThan(fenced - 3);
+      expect(spliceToks(s, head, ' … ', tail, Number.MAX_SAFE_INTEGER, '```python\n', '\n```')).toBe(fenced);
+    }
+  });
+
   it('rejects spans out of order', () => {
     expect(() => spliceToks('abc', 2, '', 1, 10)).toThrow(RangeError);
   });

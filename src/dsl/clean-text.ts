@@ -4,9 +4,9 @@
  * (`fences-repair.ts`), and delimiters (`§`, `»`) that never sit on a fence's line.
  */
 import { fitsToks, lenToks } from '../tokens/index.js';
-import { fitLike, lenToksLike, noteCount } from '../tokens/splice.js';
+import { fitLike, noteCount, spliceToks } from '../tokens/splice.js';
 import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
-import { closeOpenFence, joinCut, lastLineLooksLikeFence, looksLikeFence, openFenceAtEnd } from './fences-repair.js';
+import { closeOpenFence, hasFenceRun, joinCutParts, lastLineLooksLikeFence, looksLikeFence, openFenceAtEnd } from './fences-repair.js';
 
 const CUT_MARK = ' … ';
 
@@ -33,9 +33,12 @@ export interface CleanProseOptions {
 export function cleanProse(text: string, maxToks: number, opts: CleanProseOptions = {}): string {
   if (maxToks <= 0) return '';
   const mark = opts.mark ?? null;
-  const pre = mark === null ? '' : mark + (looksLikeFence(text) ? '\n' : ' ');
-  const suf = (t: string): string => (mark === null ? '' : (lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
-  const whole = opts.balance ? closeOpenFence(text) : text;
+  // Without a run of three backticks or tildes the text has no fence line, nor has any cut
+  // of it (the mark holds neither character): no fence to mend or keep off a mark's line.
+  const fenced = hasFenceRun(text);
+  const pre = mark === null ? '' : mark + (fenced && looksLikeFence(text) ? '\n' : ' ');
+  const suf = (t: string): string => (mark === null ? '' : (fenced && lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
+  const whole = opts.balance && fenced ? closeOpenFence(text) : text;
   const close = suf(whole);
   const full = pre + whole + close;
   // Counts of texts made from `text` come from its encoded pieces and the seams (splice.ts).
@@ -53,9 +56,14 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
       if (spans === null) break;
     }
     if (spans.head === 0 && spans.tail === text.length) break;
-    const body = closeOpenFence(joinCut(text, spans.head, spans.tail));
+    const parts = fenced ? joinCutParts(text, spans.head, spans.tail) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
+    const joined = text.slice(0, parts.head) + parts.mid + text.slice(parts.tail);
+    const body = fenced ? closeOpenFence(joined) : joined;
     const end = suf(body);
-    const n = lenToksLike(text, body, Number.MAX_SAFE_INTEGER, pre, end);
+    // Counted as the splice of `text` it is, a closing line appended at the end before the
+    // suffix (without mending, the cut's seams are the ones its fit check has just counted).
+    const closer = body.length === joined.length ? '' : body.slice(joined.length);
+    const n = spliceToks(text, parts.head, parts.mid, parts.tail, Number.MAX_SAFE_INTEGER, pre, closer + end);
     if (n <= maxToks) {
       const out = pre + body + end;
       noteCount(out, n); // compacting the result again counts it once more

@@ -68,15 +68,34 @@ function step(s: string, start: number, end: number, open: OpenFence | null): Op
 }
 
 /**
- * The start of the first line at or after `from` (a line start) that holds three backticks or
- * tildes in a row, or -1: lines before it cannot be fence lines, so a scan may begin there.
+ * Whether `s` holds three backticks or three tildes in a row: a text without holds no fence
+ * line (nor does a text made of its pieces and characters other than those two).
  */
-function firstFenceLine(s: string, from: number): number {
-  const a = s.indexOf('```', from);
-  const b = s.indexOf('~~~', from);
-  const at = a < 0 ? b : b < 0 ? a : Math.min(a, b);
-  if (at < 0) return -1;
-  return Math.max(from, s.lastIndexOf('\n', at - 1) + 1);
+export function hasFenceRun(s: string): boolean {
+  return s.includes('```') || s.includes('~~~');
+}
+
+/**
+ * The starts of the lines, from a line start on, that hold three backticks or tildes in a row,
+ * in order: only such a line can be a fence line, so a scan of fences steps from one to the
+ * next. Each of the two runs is looked for again only once the scan has passed the last found.
+ */
+class FenceLines {
+  private tick = -2;
+  private tilde = -2;
+  constructor(private readonly s: string) {}
+
+  /** The start of the first such line at or after the line start `from`, or -1. */
+  next(from: number): number {
+    const s = this.s;
+    if (this.tick !== -1 && this.tick < from) this.tick = s.indexOf('```', from);
+    if (this.tilde !== -1 && this.tilde < from) this.tilde = s.indexOf('~~~', from);
+    const a = this.tick;
+    const b = this.tilde;
+    const at = a < 0 ? b : b < 0 ? a : Math.min(a, b);
+    if (at < 0) return -1;
+    return Math.max(from, s.lastIndexOf('\n', at - 1) + 1);
+  }
 }
 
 /**
@@ -85,14 +104,14 @@ function firstFenceLine(s: string, from: number): number {
  */
 export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFence | null = null): OpenFence | null {
   let st = open;
-  const first = firstFenceLine(s, from);
-  if (first < 0 || first > to) return st; // no fence line in the range
-  for (let i = first; i <= to; ) {
+  // Lines without a run of three fence characters leave the state as it is: skipped.
+  const lines = new FenceLines(s);
+  for (let i = lines.next(from); i >= 0 && i <= to; ) {
     const end = lineEnd(s, i, to);
     st = step(s, i, end, st);
     const nl = s.indexOf('\n', i);
     if (nl < 0 || nl >= to) break;
-    i = nl + 1;
+    i = lines.next(nl + 1);
   }
   return st;
 }
@@ -103,14 +122,13 @@ export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFen
  */
 export function openFenceAt(s: string, pos: number): OpenFence | null {
   let st: OpenFence | null = null;
-  const first = firstFenceLine(s, 0);
-  if (first < 0) return null;
-  for (let i = first; i < pos; ) {
+  const lines = new FenceLines(s);
+  for (let i = lines.next(0); i >= 0 && i < pos; ) {
     const end = lineEnd(s, i, s.length);
     st = step(s, i, end, st);
     const nl = s.indexOf('\n', i);
     if (nl < 0) break;
-    i = nl + 1;
+    i = lines.next(nl + 1);
   }
   return st;
 }
@@ -149,6 +167,18 @@ export function lastLineLooksLikeFence(s: string): boolean {
  * both sides. Without fences this is `head + ' … ' + tail`.
  */
 export function joinCut(s: string, head: number, tail: number): string {
+  const j = joinCutParts(s, head, tail);
+  return s.slice(0, j.head) + j.mid + s.slice(j.tail);
+}
+
+/**
+ * {@link joinCut} as parts of `s`: the joined text is `s.slice(0, head) + mid + s.slice(tail)`,
+ * where `head` and `tail` are moved off a fence line as `joinCut` does and `mid` is the mark
+ * `' … '` with the mending around it (a closing line before it, an opening line repeated after
+ * it, a line break before a tail that starts with a fence line), so that the join can be
+ * counted from the pieces of `s` and its seams.
+ */
+export function joinCutParts(s: string, head: number, tail: number): { head: number; mid: string; tail: number } {
   // A cut inside a fence line keeps none of that line: the head stops at its start and the
   // tail starts after it (a fence line in pieces would be read as text, or as another fence).
   const hs = s.lastIndexOf('\n', head - 1) + 1;
@@ -158,11 +188,9 @@ export function joinCut(s: string, head: number, tail: number): string {
     const nl = s.indexOf('\n', tail);
     tail = nl < 0 ? s.length : nl + 1;
   }
-  const h = s.slice(0, head);
-  const t = s.slice(tail);
   const hOpen = openFenceAtEnd(s, 0, head);
   const tOpen = openFenceAt(s, tail);
-  const before = hOpen === null ? `${h} …` : `${h.endsWith('\n') ? h : `${h}\n`}${closerOf(hOpen)}\n…`;
-  if (tOpen !== null) return `${before}\n${tOpen.line}\n${t}`;
-  return looksLikeFence(t) ? `${before}\n${t}` : `${before} ${t}`;
+  const before = hOpen === null ? ' …' : `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${closerOf(hOpen)}\n…`;
+  if (tOpen !== null) return { head, mid: `${before}\n${tOpen.line}\n`, tail };
+  return { head, mid: looksLikeFence(s, tail) ? `${before}\n` : `${before} `, tail };
 }

@@ -7,7 +7,7 @@
  * budget.
  */
 import { fitsToks, lenToks } from '../tokens/index.js';
-import { midCutParts, type CutParts } from '../tokens/budget.js';
+import { cutText, midCutParts, type CutParts } from '../tokens/budget.js';
 import { OVER, spliceCount } from '../tokens/splice.js';
 
 let segmenterMade: Intl.Segmenter | undefined;
@@ -187,11 +187,16 @@ export function cleanTruncMid(s: string, maxToks: number, mark = ' … '): strin
 }
 
 function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string): string {
+  return cutText(s, cleanPartsAt(s, maxToks, mark, refCut));
+}
+
+/** The clean cut of {@link cleanTruncMid} as parts of `s` when it keeps text around the mark, else as its text. */
+function cleanPartsAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string): CutParts | string {
   if (maxToks <= 0) return '';
   const spans = cutSpans(s, maxToks, mark, refCut);
   if (spans === null) return s;
   if (spans.head === 0 && spans.tail === s.length) return markWithin(mark, maxToks);
-  return s.slice(0, spans.head) + mark + s.slice(spans.tail);
+  return { head: spans.head, mid: mark, tail: spans.tail };
 }
 
 /**
@@ -218,4 +223,16 @@ export function cleanTruncMidCounted(s: string, maxToks: number, mark = ' … ')
 export function cleanMidCuts(s: string, maxToks: number, mark = ' … '): (k: number) => string {
   const ref = midCutParts(s, maxToks, mark, false);
   return (k) => cleanAt(s, k, mark, ref);
+}
+
+/**
+ * {@link cleanMidCuts} with each cut given as {@link CutParts} of `s` (`{ head, mid: mark,
+ * tail }`, its text `s.slice(0, head) + mark + s.slice(tail)`) where it keeps text around the
+ * mark, and as its text otherwise (`''`, `s` whole, or the mark alone or a prefix of it), so
+ * that a caller can count the cut from the pieces of `s` without comparing texts.
+ * `cutText(s, cleanMidCutParts(s, n, mark)(k)) === cleanTruncMid(s, k, mark)` for `k <= n`.
+ */
+export function cleanMidCutParts(s: string, maxToks: number, mark = ' … '): (k: number) => CutParts | string {
+  const ref = midCutParts(s, maxToks, mark, false);
+  return (k) => cleanPartsAt(s, k, mark, ref);
 }

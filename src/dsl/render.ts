@@ -18,11 +18,11 @@ import { BudgetError, InvalidArgumentError } from '../errors.js';
 import type { Msg, Part, ToolUsePart } from '../chat/message.js';
 import { cpLen, jsonKeys, pyLstrip, pyRepr, pyStrip } from '../python/index.js';
 import { pyNonBlankLines } from '../python/strings.js';
-import { fitsToks, lenToks, midCuts, truncToksMid } from '../tokens/index.js';
-import { fitsToksFront } from '../tokens/budget.js';
+import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
+import { cutText, fitsToksFront, midCutParts, type CutParts } from '../tokens/budget.js';
 import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
-import { cleanMidCuts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
+import { cleanMidCutParts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
 import { cleanProse } from './clean-text.js';
 import { evidenceCut, evidenceCutLines } from './evidence-cut.js';
 import { surelyOverToks } from './evidence-count.js';
@@ -227,6 +227,9 @@ function longestFenceRun(code: string): number {
   return best;
 }
 
+/** The mark a middle cut of fenced code puts where the middle was (the reference's default). */
+const CUT_MARK = ' … ';
+
 /**
  * Python code in a Markdown fence that its content cannot close (SPEC §3). The code is stripped;
  * the fence is backticks, one more than the longest fence-like line inside (minimum 3).
@@ -234,8 +237,9 @@ function longestFenceRun(code: string): number {
  * code middle-truncated to the largest token budget `k ≤ min(lenToks(code), maxToks)` (tried
  * downwards one by one, as the reference does) for which the whole block fits; the empty fence
  * pair when no `k > 0` fits. Cost: the code's head and tail ids are encoded once
- * ({@link midCuts}); each step then decodes one cut and re-counts a block of about `maxToks`
- * tokens (the loop usually runs about as many steps as the fence adds tokens).
+ * (`midCutParts`); each step then maps one cut to spans of the code and counts the block from
+ * the code's pieces and the cut's seams (the loop usually runs about as many steps as the fence
+ * adds tokens).
  * With `profile` `'clean'` the cut keeps whole grapheme clusters.
  * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
  * @throws InvalidArgumentError on a non-string `code` or a bad budget.
@@ -258,11 +262,18 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   // longer one shares one tokenisation across the steps.
   const fits = fitsToks(body, maxToks);
   let k = fits ? lenToks(body) : maxToks;
-  const cut = profile === 'clean' ? cleanMidCuts(body, k) : fits ? (j: number): string => truncToksMid(body, j) : midCuts(body, k);
+  const cut =
+    profile === 'clean'
+      ? cleanMidCutParts(body, k)
+      : fits
+        ? (j: number): CutParts | string => midCutParts(body, j, CUT_MARK, true)(j)
+        : midCutParts(body, k, CUT_MARK, false);
   for (; k > 0; k--) {
     const c = cut(k);
-    // A cut keeps the body's start and end: counted from the body's pieces and its seams.
-    if (fitsToksLike(body, c, maxToks, pre, suf)) return pre + c + suf;
+    // A cut keeps the body's start and end: counted from the body's pieces and its seams (as
+    // parts of the body, the seams of the cut itself, which its fit check has just counted).
+    const ok = typeof c === 'string' ? fitsToksLike(body, c, maxToks, pre, suf) : spliceFits(body, c.head, c.mid, c.tail, maxToks, pre, suf);
+    if (ok) return pre + cutText(body, c) + suf;
   }
   return pre + suf;
 }

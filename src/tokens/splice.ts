@@ -35,6 +35,8 @@ const MARGIN = 8;
 const LOOK = 8;
 /** How far past a join a resynchronisation point is looked for. */
 const SYNC_SCAN = 256;
+/** End seams (the text after the last stable piece, then the suffix) up to this many units are counted whole. */
+const SEAM_WHOLE = 64;
 /** Spliced texts shorter than this are counted directly. */
 const DIRECT_BELOW = 96;
 
@@ -253,14 +255,28 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
   const re = cumAt(rec.ends, rec.cums, rec.from, e);
   if (rj < 0 || re < 0) return direct();
   const mid2 = known + c2 + (re - rj);
-  if (m.e === e && m.suf === suf && m.c3 !== -2) return mid2 + m.c3;
-  const c3 = countAll(s.slice(e) + suf, t, limit - mid2);
-  if (c3 >= 0 && c3 <= limit - mid2) {
+  return mid2 + endSeam(f, e, suf, limit - mid2, t);
+}
+
+/**
+ * Tokens of `s.slice(e) + suf` (`s` the front's text, `e` a piece end of its record), from the
+ * front's seam memo when it holds them; above `budget`, any number above it. Nothing follows
+ * the record when `e` is the end and `suf` is empty (0, and the memo is left as it is: the
+ * counts with and without a suffix alternate). A short seam is counted whole, so that its
+ * count is kept even when it is over the budget (the next cut of the text shares it).
+ */
+function endSeam(f: Front, e: number, suf: string, budget: number, t: Table): number {
+  const s = f.s;
+  if (e === s.length && suf === '') return 0;
+  const m = seamsOf(f);
+  if (m.e === e && m.suf === suf && m.c3 !== -2) return m.c3;
+  const c3 = countAll(s.slice(e) + suf, t, s.length - e + suf.length <= SEAM_WHOLE ? Number.MAX_SAFE_INTEGER : budget);
+  if (c3 >= 0 && (c3 <= budget || s.length - e + suf.length <= SEAM_WHOLE)) {
     m.e = e;
     m.suf = suf;
     m.c3 = c3;
   }
-  return mid2 + c3;
+  return c3;
 }
 
 /**
@@ -296,7 +312,7 @@ function wholeByRecord(f: Front, j0: number, fj0: number, pre: string, suf: stri
   if (re < 0) return -1;
   known += re;
   if (known > limit) return known;
-  return known + countAll(s.slice(e) + suf, t, limit - known);
+  return known + endSeam(f, e, suf, limit - known, t);
 }
 
 /**

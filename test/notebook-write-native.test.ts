@@ -255,6 +255,69 @@ describe('native notebook text', () => {
     expect(w.cells[0].source).toEqual(['q\n', '\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'other\n', 'reply']);
   });
 
+  it('writes a source list read from the file as it was when it is still the lines, else splits again', () => {
+    const cell = (id: string, type: string, source: unknown, meta = '{}') =>
+      `{"cell_type": ${JSON.stringify(type)}, "id": ${JSON.stringify(id)}, "metadata": ${meta}, "source": ${JSON.stringify(source)}` +
+      (type === 'code' ? ', "execution_count": null, "outputs": []}' : '}');
+    const nb = `{"cells": [${[
+      cell('c1', 'code', ['a\n', 'b']),
+      cell('c2', 'code', ['a\nb\n', 'c']),
+      cell('c3', 'code', ['a', 'b\n']),
+      cell('c4', 'code', ['x\n', '']),
+      cell('c5', 'code', ['p\r', 'q']),
+      cell('c6', 'code', ['k\rl\n']),
+      cell('n1', 'markdown', ['note\n', 'two']),
+      cell('p1', 'markdown', ['q\n', '\n', '\n', `${SEP.slice(2, -1)}`, '\n', 'r\n', 's'], '{"solveit_ai": true}'),
+      cell('p3', 'markdown', ['q\n', `${SEP}r`], '{"solveit_ai": true}'),
+      cell('p2', 'markdown', ['q\n', SEP], '{"solveit_ai": true}'),
+      cell('e1', 'code', ['x\n', 'y']),
+    ].join(', ')}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`;
+    const d = readsIpynb(nb);
+    d.messages[10]!.content = 'x\ny\nz';
+    expectSame(d);
+    const sources = () => (JSON.parse(dumpsIpynb(d)) as { cells: { source: string[] }[] }).cells.map((c) => c.source);
+    expect(sources()).toEqual([
+      ['a\n', 'b'],
+      ['a\n', 'b\n', 'c'],
+      ['ab\n'],
+      ['x\n'],
+      ['p\r', 'q'],
+      ['k\r', 'l\n'],
+      ['note\n', 'two'],
+      ['q\n', '\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'r\n', 's'],
+      ['q\n', '\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'r'],
+      ['q\n', '\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n'],
+      ['x\n', 'y\n', 'z'],
+    ]);
+    // The same prompt and note, edited: their new sources, split.
+    d.messages[7]!.reply = 'R';
+    d.messages[9]!.content = 'Q';
+    d.messages[6]!.type = 'prompt';
+    expectSame(d);
+    const after = sources();
+    expect(after[6]).toEqual(['note\n', 'two']);
+    expect(after[7]).toEqual(['q\n', '\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n', 'R']);
+    expect(after[9]).toEqual(['Q\n', '\n', '##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n', '\n']);
+  });
+
+  it('writes rich outputs already in written form as read, and sorts and splits the others', () => {
+    const out = (o: string) =>
+      `{"cells": [{"cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {}, "outputs": [${o}], "source": []}], ` +
+      '"metadata": {}, "nbformat": 4, "nbformat_minor": 5}';
+    const written = '{"data": {"image/png": "AA==", "text/plain": ["a\\n", "b"]}, "execution_count": 1, "metadata": {}, "output_type": "execute_result"}';
+    const unsorted = '{"output_type": "display_data", "metadata": {"b": 1, "a": 2}, "data": {"text/plain": "x\\ny", "image/png": ["AA", "=="]}}';
+    for (const o of [written, unsorted]) expectSame(readsIpynb(out(o)));
+    const outputs = (o: string) => (JSON.parse(dumpsIpynb(readsIpynb(out(o)))) as { cells: { outputs: unknown[] }[] }).cells[0]!.outputs;
+    expect(outputs(written)).toEqual([
+      { data: { 'image/png': 'AA==', 'text/plain': ['a\n', 'b'] }, execution_count: 1, metadata: {}, output_type: 'execute_result' },
+    ]);
+    const text = dumpsIpynb(readsIpynb(out(unsorted)));
+    expect(text).toContain(
+      '   "outputs": [\n    {\n     "data": {\n      "image/png": "AA==",\n      "text/plain": [\n       "x\\n",\n       "y"\n      ]\n     },\n' +
+        '     "metadata": {\n      "a": 2,\n      "b": 1\n     },\n     "output_type": "display_data"\n    }\n   ],',
+    );
+  });
+
   it.skipIf(!HAVE_SHARED)('is the value-by-value text for the shared dialogs, read, compacted and flat', () => {
     const dir = shared('conformance', 'dialogs');
     const names = (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { name: string }[]).map((e) => e.name);

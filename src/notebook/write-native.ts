@@ -198,7 +198,21 @@ function bundleView(b: unknown): unknown {
     }
     entries[i] = [k, typeof v === 'string' && split ? splitLines(v) : plain(v)];
   }
-  return objectOf(entries);
+  return keptOrObject(b, entries);
+}
+
+/**
+ * `objectOf(entries)`, or `o` itself when `entries` are its own entries unchanged (same keys in
+ * code-point order, identical values): a value already in written form is not copied.
+ */
+function keptOrObject(o: JsonObject, entries: [string, unknown][]): JsonObject {
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i] as [string, unknown];
+    if (v !== o[k] || (i > 0 && cpCompare((entries[i - 1] as [string, unknown])[0], k) > 0)) return objectOf(entries);
+  }
+  if (typeof o.toJSON === 'function') giveUp();
+  for (let i = 0; i < entries.length; i++) checkKey((entries[i] as [string, unknown])[0]);
+  return o;
 }
 
 function allStrings(a: unknown[]): a is string[] {
@@ -224,7 +238,7 @@ function outputView(o: unknown): unknown {
       } else w = plain(v);
       entries[i] = [k, w];
     }
-    return objectOf(entries);
+    return keptOrObject(o, entries);
   }
   // `text` is rewritten only from strings; any other value is left to `plain` (a `NaN` there is
   // not equal to itself, so identity cannot tell whether it was rewritten).
@@ -274,6 +288,36 @@ export function cellMetadata(m: Message): Map<string, unknown> {
   return md;
 }
 
+/**
+ * `cellMetadata(m)` in plain form. When no flag is written and `meta` holds none of the keys
+ * the writer drops or decides (`trusted`, the flags), that is `meta` itself in plain form,
+ * made without the intermediate map (and `meta` itself when already plain and sorted).
+ */
+function metadataView(m: Message): JsonObject {
+  const meta = m.meta;
+  if (isJsonObject(meta) && !m.skipped && !m.pinned) {
+    const wire = cellWire(m);
+    const fv = wire.flagValues;
+    const markdown = m.cellType === 'markdown';
+    const noFlags =
+      fv.skipped === undefined &&
+      fv.pinned === undefined &&
+      !(markdown && (fv.solveit_ai !== undefined || (m.type === 'prompt' && (wire.solveitAi || !wire.readAsPrompt))));
+    if (
+      noFlags &&
+      !hasOwn.call(meta, 'trusted') &&
+      !hasOwn.call(meta, 'skipped') &&
+      !hasOwn.call(meta, 'pinned') &&
+      !(markdown && hasOwn.call(meta, 'solveit_ai'))
+    ) {
+      return plainObject(meta);
+    }
+  }
+  const mdEntries: [string, unknown][] = [];
+  for (const [k, v] of cellMetadata(m)) mdEntries.push([k, plain(v)]);
+  return objectOf(mdEntries);
+}
+
 /** True when `o` has an own enumerable key. */
 function hasKeys(o: object): boolean {
   for (const k in o) if (hasOwn.call(o, k)) return true;
@@ -283,10 +327,7 @@ function hasKeys(o: object): boolean {
 /** write.ts's `cellView`, in plain form. */
 function cellView(m: Message): JsonObject {
   const ct = m.cellType;
-  const md = cellMetadata(m);
-  const mdEntries: [string, unknown][] = [];
-  for (const [k, v] of md) mdEntries.push([k, plain(v)]);
-  const metadata = objectOf(mdEntries);
+  const metadata = metadataView(m);
   const source = splitLines(m.source);
   const att = m.attachments;
   const attachments = att === undefined ? undefined : isJsonObject(att) ? objectOf(Object.keys(att).map((k) => [k, bundleView(att[k])])) : plain(att);

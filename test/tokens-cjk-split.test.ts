@@ -1,13 +1,15 @@
 /**
  * Pieces cut at closed boundaries (src/tokens/split.ts) merge to the same ids as whole pieces:
  * the check of a boundary agrees with a direct reading of the rank table for every token, and
- * encodings with and without the cuts agree on generated CJK and mixed text.
+ * encodings with and without the cuts agree on generated CJK and mixed text; the quick scan of
+ * ideographic runs (pretokenize.ts) ends pieces where the regex does.
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setSplitFrom } from '../src/tokens/bpe.js';
 import { encToks, lenToks } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
+import { ideoRunEnd, pieceEnd } from '../src/tokens/pretokenize.js';
 import { tbl } from '../src/tokens/ranks.js';
 import { closedAt, isLead3, splitReady } from '../src/tokens/split.js';
 import { fcParams } from './support.js';
@@ -124,5 +126,74 @@ describe('encoding with cuts', () => {
         }
       }
     }
+  });
+});
+
+describe('ideographic runs (ideoRunEnd)', () => {
+  it('ends a run of Lo letters after an optional prefix, and leaves other cases to the regex', () => {
+    expect(ideoRunEnd('，中文。', 0)).toBe(3); // full-width comma, two Han, then a stop
+    expect(ideoRunEnd('中文', 0)).toBe(2); // to the end of the text
+    expect(ideoRunEnd(' 東京 x', 0)).toBe(3); // space prefix; the space after ends it
+    expect(ideoRunEnd('\u3000日本1', 0)).toBe(3); // ideographic space prefix; a digit ends it
+    expect(ideoRunEnd('カタカナ!', 0)).toBe(4);
+    expect(ideoRunEnd('한국\u0301어.', 1)).toBe(4); // a combining mark is inside the run
+    expect(ideoRunEnd('中文a', 0)).toBe(-1); // a Latin letter could extend the piece
+    expect(ideoRunEnd("中's", 0)).toBe(-1); // a contraction could follow
+    expect(ideoRunEnd('中é', 0)).toBe(-1);
+    expect(ideoRunEnd('中😀', 0)).toBe(-1); // a surrogate: not decided from one unit
+    expect(ideoRunEnd('a中', 0)).toBe(-1); // a letter is no prefix
+    expect(ideoRunEnd('\n中', 0)).toBe(-1); // nor is a line break
+    expect(ideoRunEnd('1中', 0)).toBe(-1); // nor a digit
+    expect(ideoRunEnd('，。', 0)).toBe(-1); // no letters after the prefix
+  });
+
+  it('agrees with the regex wherever it decides, and pieceEnd with the regex everywhere', () => {
+    const ALPHA = [
+      '中',
+      '文',
+      '，',
+      '。',
+      '\u3000',
+      ' ',
+      '\n',
+      '\t',
+      'a',
+      'A',
+      "'",
+      's',
+      '1',
+      '２',
+      'ア',
+      '한',
+      'ก',
+      '\u0301',
+      'é',
+      'Ω',
+      'ǅ',
+      'ʰ',
+      '😀',
+      '\ud800',
+      '.',
+      '\u0085',
+      '\u00a0',
+      '/',
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...ALPHA), { maxLength: 24 }), (parts) => {
+        const s = parts.join('');
+        for (let pos = 0; pos < s.length; pos++) {
+          const want = tokensInternals.regexPieceEnd(s, pos);
+          const got = ideoRunEnd(s, pos);
+          if (got >= 0) expect(got).toBe(want);
+          expect(pieceEnd(s, pos)).toBe(want);
+        }
+      }),
+      fcParams(5_000),
+    );
+  });
+
+  it('scans a run of five million Han characters as one piece', () => {
+    const s = `，${'中'.repeat(5_000_000)}。`;
+    expect(pieceEnd(s, 0)).toBe(5_000_001);
   });
 });

@@ -6,7 +6,8 @@
  * binary heap on reused scratch up to 4096 bytes (long CJK or Cyrillic words), a bucket queue
  * for giant pieces. A piece holding runs of 3-byte characters (Han, Kana, Hangul) is first cut at
  * the boundaries no token can straddle (split.ts) and its segments merged on their own, from a
- * cache of segments and of single characters.
+ * cache of segments and of single characters; a piece so cut is no token and skips the
+ * whole-token probe and the piece cache.
  * Merged pieces are cached; an ASCII piece of up to four characters that is a token is looked up
  * from its characters without copying its bytes, and the ids of an ASCII piece of five to eight
  * and of nine to sixteen characters come from two memos keyed by its characters. The plain
@@ -358,6 +359,8 @@ const SCRATCH_KEEP = 1 << 20;
 let pieceBytes = new Uint8Array(1024);
 let pieceHas3 = false;
 const UTF8_ENC = new TextEncoder();
+// Where mergeCut puts the ids of segments of a piece it only counts (emptied once it is long).
+const countScratch: number[] = [];
 
 /**
  * Put the UTF-8 bytes of `s[start, end)` in `pieceBytes`; returns their count. Lone
@@ -426,33 +429,48 @@ const segIds = new Int32Array(SEG_SLOTS * SEG_MAX);
 const charMerge = new Int32Array(65536);
 
 function mergeInto(n: number, t: Table, out: number[]): void {
+  if (n >= splitFrom && pieceHas3 && mergeCut(n, t, out) >= 0) return;
+  mergePlain(pieceBytes, n, t, out);
+}
+
+/**
+ * Cut the piece in `pieceBytes[0, n)` at its closed boundaries and append the merges of its
+ * segments to `out` (only count them when `out` is null); returns their count, or -1 (and
+ * appends nothing) when the piece has no closed boundary. A piece with one is no token (no
+ * token straddles the boundary), so its ids are the segments' ids whatever the whole-token
+ * rule says.
+ */
+function mergeCut(n: number, t: Table, out: number[] | null): number {
   const p = pieceBytes;
-  if (n >= splitFrom && pieceHas3) {
-    let a = 0;
-    let prev = -1; // the bytes of the 3-byte character ending at k, or -1
-    for (let k = 0; k + 3 <= n; ) {
-      if (!isLead3(p[k]!)) {
-        prev = -1;
-        k++;
-        continue;
-      }
-      const cur = (p[k]! << 16) | (p[k + 1]! << 8) | p[k + 2]!;
-      if (prev >= 0) {
-        splitReady(t); // records the table's windows on the first such boundary of the process
-        if (closedBetween(prev, cur)) {
-          mergeSegment(p, a, k, t, out);
-          a = k;
-        }
-      }
-      prev = cur;
-      k += 3;
+  const ids = out ?? countScratch;
+  const before = ids.length;
+  let singles = 0; // ids of one-character segments counted but not appended (out null)
+  let a = 0;
+  let prev = -1; // the bytes of the 3-byte character ending at k, or -1
+  splitReady(t); // records the table's windows on the first call of the process
+  for (let k = 0; k + 3 <= n; ) {
+    if (!isLead3(p[k]!)) {
+      prev = -1;
+      k++;
+      continue;
     }
-    if (a > 0) {
-      mergeSegment(p, a, n, t, out);
-      return;
+    const cur = (p[k]! << 16) | (p[k + 1]! << 8) | p[k + 2]!;
+    if (prev >= 0 && closedBetween(prev, cur)) {
+      // A segment of one character that is one token (most of them): its id from charMerge.
+      const v = k - a === 3 ? charMerge[((prev >> 4) & 0xf000) | ((prev >> 2) & 0xfc0) | (prev & 0x3f)]! : 0;
+      if (v <= 0) mergeSegment(p, a, k, t, ids);
+      else if (out) out.push(v - 1);
+      else singles++;
+      a = k;
     }
+    prev = cur;
+    k += 3;
   }
-  mergePlain(p, n, t, out);
+  if (a === 0) return -1;
+  mergeSegment(p, a, n, t, ids);
+  const c = ids.length - before + singles;
+  if (out === null && countScratch.length > 4096) countScratch.length = 0;
+  return c;
 }
 
 /** Append the merge of the segment `p[a, b)` (b - a >= 3) to `out`, from the segment cache when there. */
@@ -721,6 +739,17 @@ export function encodePiece(s: string, start: number, end: number, t: Table, out
   }
   const n = loadPiece(s, start, end);
   const p = pieceBytes;
+  if (pieceHas3 && n >= splitFrom) {
+    // Runs of Han, Kana or Hangul: cut first. A piece that is cut needs neither the
+    // whole-token probe nor the piece cache (its segments are cached), and such pieces
+    // rarely repeat whole.
+    const c = mergeCut(n, t, out);
+    if (c >= 0) {
+      if (pieceBytes.length > SCRATCH_KEEP) pieceBytes = new Uint8Array(1024);
+      return c;
+    }
+    pieceHas3 = false; // not cut: mergeInto below need not look for closed boundaries again
+  }
   if (n > CACHE_MAX_BYTES) {
     const whole = rankOf(t, p, 0, n);
     if (whole !== NONE) {

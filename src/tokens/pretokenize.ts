@@ -7,7 +7,8 @@
  * `\s` adds U+FEFF and lacks U+0085), and the case-insensitive contraction group
  * `(?i:'s|…)` is expanded as Rust's simple case folding reads it (`'s` also matches `'ſ`,
  * U+017F). No alternative nests quantifiers, so the scan is linear even on a long run of one
- * character. Positions are UTF-16 code units.
+ * character. Pieces of ASCII, and runs of Han, Kana or Hangul ({@link ideoRunEnd}), are
+ * found by hand before the regex is tried. Positions are UTF-16 code units.
  *
  * Known limit: Unicode categories (`\p{L}`, `\p{N}`, …) come from the JS engine's Unicode
  * version; characters assigned after it may split differently from tiktoken.
@@ -40,8 +41,11 @@ const PIECE = new RegExp(PATTERN, 'uy');
  * which implements the same pattern by hand.
  */
 export function pieceEnd(s: string, pos: number): number {
-  const e = asciiPieceEnd(s, pos, s.charCodeAt(pos));
+  const c = s.charCodeAt(pos);
+  const e = asciiPieceEnd(s, pos, c);
   if (e >= 0) return e;
+  const w = ideoRunEnd(s, pos, c);
+  if (w >= 0) return w;
   PIECE.lastIndex = pos;
   let found: boolean;
   try {
@@ -174,6 +178,47 @@ export function asciiPieceEnd(s: string, pos: number, c = s.charCodeAt(pos)): nu
   }
   if (lastNl >= 0) return lastNl + 1;
   return w === n || w - pos < 2 ? w : w - 1;
+}
+
+/**
+ * The piece end at `pos` (where `s` has the unit `c`) when the piece is a run of letters of
+ * both letter classes of the pattern (Lm, Lo: Han, Kana, Hangul, Thai; or marks), maybe after
+ * one prefix character (punctuation or white space other than \r\n), ended by the end of `s`
+ * or a character that is no letter, mark or `'`; else -1 (the regex decides). The first
+ * alternative then takes the prefix and the whole run (`[U]*` takes it all and gives back the
+ * last character to `[LO]+`), with no contraction.
+ */
+export function ideoRunEnd(s: string, pos: number, c = s.charCodeAt(pos)): number {
+  const n = s.length;
+  let i = pos;
+  if (c < 0x80) {
+    const k = ASCII_CLASS[c]!;
+    if (k !== A_SP && k !== A_P) return -1;
+    i++;
+  } else {
+    const k = wideKind(c);
+    if (k < 0) return -1;
+    if ((k & K_I) === 0) {
+      if ((k & (K_L | K_N | K_M)) !== 0) return -1;
+      i++;
+    }
+  }
+  const from = i;
+  let d = 0;
+  while (i < n && (d = s.charCodeAt(i)) >= 0x80) {
+    const k = wideKind(d);
+    if (k < 0) return -1;
+    if ((k & K_I) === 0) break;
+    i++;
+  }
+  if (i === from) return -1;
+  if (i < n) {
+    if (d < 0x80) {
+      const k = ASCII_CLASS[d]!;
+      if (k === A_UP || k === A_LO || d === 0x27) return -1;
+    } else if ((wideKind(d) & (K_L | K_M)) !== 0) return -1; // (a surrogate, -1, too)
+  }
+  return i;
 }
 
 // Categories for scanPiece: A = Lu|Lt (upper-only letters), B = Ll (lower-only), I = Lm|Lo|M

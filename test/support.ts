@@ -117,3 +117,13 @@ export const PIECE_UNITS: readonly string[] = [
   'x'.repeat(20),
   'https://example.org/a/b',
 ];
+
+/**
+ * Milliseconds of CPU time this process has used (user + system). Guards against work that
+ * grows out of all proportion (a quadratic scan, a backtracking expression) compare it before
+ * and after: unlike the clock, it does not grow when other processes load the machine.
+ */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

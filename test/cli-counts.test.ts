@@ -107,7 +107,7 @@ describe('the command reports the same figures, whatever it counts', () => {
     [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2030 tokens (59.6% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit: 2998 of --max-tokens 3000 tokens, latest budgets ×4.76, minimum 1487), 15 messages, 5029 → 2998 tokens (40.4% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.76, minimum 1487 tokens), 15 messages, 5029 → 2998 tokens (40.4% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });
@@ -123,6 +123,13 @@ describe('the command reports the same figures, whatever it counts', () => {
     expect(await run([...args, '-q'])).toEqual({ code: 0, out: '' });
     expect(readFileSync(join(dir, 'demo-comp.ipynb')).equals(written)).toBe(true);
   });
+  it('a fit note says "nothing cut" when the whole rendering fits, "structure only" at the smallest budget', async () => {
+    const note = async (n: number) => /\((fit into [^)]*)\)/.exec((await run(['--check', '--max-tokens', String(n), 'demo.ipynb'])).out)?.[1];
+    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 295 tokens');
+    expect(await note(295)).toBe('fit into --max-tokens 295: structure only, minimum 295 tokens');
+    expect((await run(['--check', '--max-tokens', '294', 'demo.ipynb'])).out).toContain('use --max-tokens 295 or more');
+  });
+
   it('says "% more" when the output holds more tokens than the input, and "none before" for an empty input', async () => {
     const cell = (source: string) => ({ cell_type: 'markdown', id: 'a1b2c3d4', metadata: {}, source: [source] });
     const nb = (cells: unknown[]) => `${JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;

@@ -160,7 +160,7 @@ describe('--max-tokens with the dsl strategy', () => {
     const min = Number(/use --max-tokens (\d+) or more/.exec(r.stderr)![1]);
     const ok = cli(['--max-tokens', String(min), '--to', 'md', '-o', 'out.md', 'demo.ipynb'], d);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain(`minimum ${min}),`);
+    expect(ok.stdout).toContain(`minimum ${min} tokens),`);
     expect(lenToks(readFileSync(join(d, 'out.md'), 'utf8'))).toBeLessThanOrEqual(min);
     const below = cli(['--max-tokens', String(min - 1), '--to', 'md', '-o', 'low.md', 'demo.ipynb'], d);
     expect(below.code).toBe(1);
@@ -173,7 +173,7 @@ describe('--max-tokens with the dsl strategy', () => {
     expect(r.code).toBe(1); // --check: a file would be written
     const rec = JSON.parse(r.stdout);
     expect(rec.fit).toEqual({ maxTokens: 800, tokens: 781, scale: 0.148651, step: 58, minTokens: 295, indexTokens: 43 });
-    expect(rec.note).toBe('fit: 781 of --max-tokens 800 tokens, latest budgets ×0.149, minimum 295');
+    expect(rec.note).toBe('fit into --max-tokens 800: latest budgets ×0.149, minimum 295 tokens');
     // the pieces by class; the total is the whole document's (the legend in brief and the index too)
     // the floor of each of the 8 code cells is one token higher, for the cut mark in its fence (minimum +8; +4 at this step)
     // (code cells' outputs count as code, as in the before counts; results are the replies' tool results)

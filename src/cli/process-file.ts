@@ -14,7 +14,7 @@ import { DlgError } from '../errors.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
 import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, flatMemo, measureFlat, withFlatIndex } from '../dialog/compact.js';
-import { FitError, type FitReport } from '../dialog/fit.js';
+import { FIT_STEPS, FitError, type FitReport } from '../dialog/fit.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
 import { flatNotebook } from '../notebook/flat-notebook.js';
@@ -209,9 +209,15 @@ function runFlat(job: FileJob, box: { dialog: Dialog | null }, work: Work): Prod
   return { text: dumpsIpynb(flatNotebook(shell, job.policy, text, { source: sourcePath(job) })), after };
 }
 
-/** What a fit chose and reached, for the report line and `--json` (`note`). */
+/**
+ * What a fit chose, for the report line and `--json` (`note`): the budget, how the latest turn's
+ * budgets compare with the policy's (`latest budgets ×S`; `nothing cut` when the whole
+ * rendering fits, `structure only` at the floor) and the smallest budget that works. The tokens
+ * reached are the line's "after".
+ */
 function fitNote(r: FitReport): string {
-  return `fit: ${r.tokens} of --max-tokens ${r.maxTokens} tokens, latest budgets ×${Number(r.scale.toPrecision(3))}, minimum ${r.minTokens}`;
+  const chosen = r.step >= FIT_STEPS ? 'nothing cut' : r.step <= 0 ? 'structure only' : `latest budgets ×${Number(r.scale.toPrecision(3))}`;
+  return `fit into --max-tokens ${r.maxTokens}: ${chosen}, minimum ${r.minTokens} tokens`;
 }
 
 /** The `--json` record's `fit`: what the fit chose and reached. */

@@ -53,7 +53,7 @@ export function cliEnv(): NodeJS.ProcessEnv {
  * as `T`: they belong to the rendering, pinned by its own suites, where a suite tests plumbing.
  */
 export function tokensT(s: string): string {
-  return s.replace(/\d+ → \d+ tokens \((?:[\d.]+% (?:saved|more)|none before)\)(?:, \d+(?:\.\d)? (?:B|KB|MB) → (?:\d+(?:\.\d)? (?:B|KB|MB)|\?))?/g, 'T');
+  return s.replace(/\d+ → \d+ tokens \((?:<?[\d.]+% (?:saved|more)|none before)\)(?:, \d+(?:\.\d)? (?:B|KB|MB) → (?:\d+(?:\.\d)? (?:B|KB|MB)|\?))?/g, 'T');
 }
 
 /** One finished run of the built command. */

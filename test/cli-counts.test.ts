@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import type { FileReport } from '../src/cli/job.js';
+import { reportLine } from '../src/cli/report.js';
 import { countAfterPromptEdits, countDialog, countInput, type CountLevel } from '../src/cli/counts.js';
 import { nativeSeededIds } from '../src/cli/process-file.js';
 import { compactDialog } from '../src/dialog/compact.js';
@@ -138,6 +140,22 @@ describe('the command reports the same figures, whatever it counts', () => {
     expect(await run(['tiny.ipynb'])).toEqual({ code: 0, out: 'tiny-comp.ipynb: written, 1 message, 1 → 3 tokens (200.0% more), 179 B → 957 B\n' });
     writeFileSync(join(dir, 'blank.ipynb'), nb([cell('')]));
     expect((await run(['blank.ipynb'])).out).toMatch(/^blank-comp\.ipynb: written, 1 message, 0 → \d+ tokens \(none before\), /);
+  });
+});
+
+describe('the report line words the change of tokens', () => {
+  const line = (before: number, after: number) =>
+    reportLine({ output: 'x-comp.ipynb', status: 'written', messages: 3, before: { total: before }, after: { total: after } } as unknown as FileReport);
+  it.each([
+    [100_000, 100_049, '100000 → 100049 tokens (<0.1% more)'],
+    [100_000, 100_050, '100000 → 100050 tokens (0.1% more)'],
+    [100_000, 99_990, '100000 → 99990 tokens (<0.1% saved)'],
+    [100_000, 100_000, '100000 → 100000 tokens (0.0% saved)'],
+    [200, 50, '200 → 50 tokens (75.0% saved)'],
+    [0, 0, '0 → 0 tokens (0.0% saved)'],
+    [0, 7, '0 → 7 tokens (none before)'],
+  ])('%i → %i', (before, after, want) => {
+    expect(line(before, after)).toBe(`x-comp.ipynb: written, 3 messages, ${want}`);
   });
 });
 

@@ -148,8 +148,9 @@ function snapshot(dir: string): Record<string, string> {
 
 function change(before: number, after: number): string {
   if (before === 0) return after === 0 ? '0.0% saved' : 'none before';
+  if (after === before) return '0.0% saved';
   const p = ((Math.abs(before - after) / before) * 100).toFixed(1);
-  return after > before && p !== '0.0' ? `${p}% more` : `${p}% saved`;
+  return `${p === '0.0' ? '<0.1' : p}% ${after > before ? 'more' : 'saved'}`;
 }
 
 function line(out: string, status: string, messages: number, before: number, after: number): string {

@@ -26,14 +26,16 @@ export function printable(line: string): string {
 
 /**
  * The change from `before` to `after` tokens, as the report line's parenthesis words it:
- * `P% saved` (one decimal), or `P% more` when the output holds more tokens than the input
+ * `P% saved` (one decimal; `<0.1%` for a change that rounds to nothing, `0.0%` for none), or
+ * `P% more` when the output holds more tokens than the input
  * (a short dialog whose legend and index outweigh what compaction removed); `none before` when
  * the input had no tokens.
  */
 function tokenChange(before: number, after: number): string {
   if (before === 0) return after === 0 ? '0.0% saved' : 'none before';
+  if (after === before) return '0.0% saved';
   const p = ((Math.abs(before - after) / before) * 100).toFixed(1);
-  return after > before && p !== '0.0' ? `${p}% more` : `${p}% saved`;
+  return `${p === '0.0' ? '<0.1' : p}% ${after > before ? 'more' : 'saved'}`;
 }
 
 /**

@@ -244,6 +244,22 @@ function orderAt(p: Prepared, k: number): number {
   return order[k]!;
 }
 
+/**
+ * Whether line `i` surely has more than `room` tokens: from what `p.len` knows, else from its
+ * pre-token pieces (`surelyOverToks`), recording a verdict of "over" in `p.len` (the room only
+ * shrinks within a cut, so the line is then passed over at once for the rest of it).
+ */
+function overRoom(p: Prepared, i: number, room: number): boolean {
+  const known = p.len[i];
+  if (known !== undefined) {
+    if (known >= 0) return known > room;
+    if (-known >= room) return true;
+  }
+  if (!surelyOverToks(p.lines[i]!, room)) return false;
+  p.len[i] = -room;
+  return true;
+}
+
 /** `min(lenToks(line), cap)`, counting no further than the cap needs (and recording what it learns in `p.len`). */
 function capLen(p: Prepared, i: number, cap: number): number {
   const known = p.len[i];
@@ -387,7 +403,7 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
   // room whole or holds a URL or path; the room only shrinks, so a line surely over the room and
   // without one is passed over wherever the order puts it, and need not be classed at all.
   const innerCap = capOf(last > 1 ? 1 : 0);
-  const passed = (i: number, room: number): boolean => surelyOverToks(lines[i]!, room) && !maySpan(prep, i);
+  const passed = (i: number, room: number): boolean => overRoom(prep, i, room) && !maySpan(prep, i);
   let k = 0;
   for (; ; k++) {
     if (used + 2 > maxToks) break; // no piece costs less than itself and a joint

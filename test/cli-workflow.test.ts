@@ -81,7 +81,7 @@ describe('settings files', () => {
         '  result-toks = 35  (default)',
         '  max-tokens = (not set)  (default)',
         '  keep-recent = (not set)  (default)',
-        '  min-saving = 0.1  (default)',
+        '  min-saving = (not set)  (default)',
         '  keep-tools = (not set)  (default)',
         '',
       ].join('\n'),

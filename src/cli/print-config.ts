@@ -5,7 +5,6 @@
  */
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_MIN_SAVING } from '../dialog/summarize.js';
 import { compactPolicy } from '../dsl/render.js';
 import { CONFIG_KEYS, type ConfigFinder, shownPath } from './config.js';
 import { expandInputs } from './inputs.js';
@@ -23,7 +22,6 @@ const SHOWN_DEFAULTS: Readonly<Record<string, unknown>> = {
   profile: compactPolicy.profile,
   maxTokens: null,
   keepRecent: null,
-  minSaving: DEFAULT_MIN_SAVING,
 };
 
 interface Group {

@@ -18,6 +18,22 @@ const ends = (s: string): number[] => {
   return out;
 };
 
+/**
+ * Every piece end the fast path gives in `s` is the regular expression's, and the pieces the
+ * scanner makes end where the expression's do.
+ */
+function agreesWithRegex(s: string): void {
+  for (let pos = 0; pos < s.length; ) {
+    const want = tokensInternals.regexPieceEnd(s, pos);
+    const fast = tokensInternals.asciiPieceEnd(s, pos);
+    if (fast !== -1) expect(fast).toBe(want);
+    pos = want;
+  }
+  const cuts: number[] = [];
+  for (const piece of tokensInternals.pieces(s)) cuts.push((cuts.at(-1) ?? 0) + piece.length);
+  expect(cuts).toEqual(ends(s));
+}
+
 describe('ASCII pre-token scanner', () => {
   it('cuts ASCII text as the regex does (exact pieces)', () => {
     expect(tokensInternals.pieces("Hello, world! It's 12345 o'clock.\n\n  \tx = y/2 // ok\r\n")).toEqual([
@@ -122,16 +138,7 @@ describe('ASCII pre-token scanner', () => {
     ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...SYMBOLS), { maxLength: 30 }), (parts) => {
-        const s = parts.join('');
-        for (let pos = 0; pos < s.length; ) {
-          const want = tokensInternals.regexPieceEnd(s, pos);
-          const fast = tokensInternals.asciiPieceEnd(s, pos);
-          if (fast !== -1) expect(fast).toBe(want);
-          pos = want;
-        }
-        const cuts: number[] = [];
-        for (const piece of tokensInternals.pieces(s)) cuts.push((cuts.at(-1) ?? 0) + piece.length);
-        expect(cuts).toEqual(ends(s));
+        agreesWithRegex(parts.join(''));
       }),
       fcParams(20_000),
     );
@@ -180,16 +187,7 @@ describe('ASCII pre-token scanner', () => {
   it('agrees with the regex on random text', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 40 }), (parts) => {
-        const s = parts.join('');
-        for (let pos = 0; pos < s.length; ) {
-          const want = tokensInternals.regexPieceEnd(s, pos);
-          const fast = tokensInternals.asciiPieceEnd(s, pos);
-          if (fast !== -1) expect(fast).toBe(want);
-          pos = want;
-        }
-        const cuts: number[] = [];
-        for (const piece of tokensInternals.pieces(s)) cuts.push((cuts.at(-1) ?? 0) + piece.length);
-        expect(cuts).toEqual(ends(s));
+        agreesWithRegex(parts.join(''));
       }),
       fcParams(20_000),
     );

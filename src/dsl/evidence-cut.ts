@@ -149,31 +149,30 @@ function prepared(text: string, prefix: string, known?: { lines: readonly string
   return p;
 }
 
+/** Fact `bit` of line `i`, tested by `test` the first time it is asked (`known` then records that it was). */
+function lineFact(p: Prepared, i: number, known: number, bit: number, test: (line: string) => boolean): boolean {
+  const f = p.facts[i]!;
+  if (f & known) return (f & bit) !== 0;
+  const v = test(p.lines[i]!);
+  p.facts[i] = f | known | (v ? bit : 0);
+  return v;
+}
+
+const hasDigitText = (line: string): boolean => NUMBER_LINE.test(line);
+
 /** Whether line `i` reports an error, an exception, a warning, a failure or an exit state. */
 function isErr(p: Prepared, i: number): boolean {
-  const f = p.facts[i]!;
-  if (f & ERR_KNOWN) return (f & ERR) !== 0;
-  const v = isErrorLine(p.lines[i]!);
-  p.facts[i] = f | ERR_KNOWN | (v ? ERR : 0);
-  return v;
+  return lineFact(p, i, ERR_KNOWN, ERR, isErrorLine);
 }
 
 /** Whether line `i` holds a URL or a file path. */
 function hasSpan(p: Prepared, i: number): boolean {
-  const f = p.facts[i]!;
-  if (f & SPAN_KNOWN) return (f & SPAN) !== 0;
-  const v = hasUrlOrPath(p.lines[i]!);
-  p.facts[i] = f | SPAN_KNOWN | (v ? SPAN : 0);
-  return v;
+  return lineFact(p, i, SPAN_KNOWN, SPAN, hasUrlOrPath);
 }
 
 /** Whether line `i` holds a digit. */
 function hasDigit(p: Prepared, i: number): boolean {
-  const f = p.facts[i]!;
-  if (f & DIGIT_KNOWN) return (f & DIGIT) !== 0;
-  const v = NUMBER_LINE.test(p.lines[i]!);
-  p.facts[i] = f | DIGIT_KNOWN | (v ? DIGIT : 0);
-  return v;
+  return lineFact(p, i, DIGIT_KNOWN, DIGIT, hasDigitText);
 }
 
 /** Rank of line `i` by what it carries, before the first/last and table rules: 1 to 4. */

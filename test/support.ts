@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { decToks, encToks } from '../src/tokens/index.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -126,4 +127,9 @@ export const PIECE_UNITS: readonly string[] = [
 export function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
+}
+
+/** Strings of up to `maxLength` pieces, each drawn from `alphabet` (characters or short runs). */
+export function textOf(alphabet: readonly string[], maxLength: number): fc.Arbitrary<string> {
+  return fc.array(fc.constantFrom(...alphabet), { maxLength }).map((parts) => parts.join(''));
 }

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decToks, encToks, fitsToks, lenToks, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
-import { FIXTURES, fcParams } from './support.js';
+import { FIXTURES, fcParams, textOf } from './support.js';
 
 const TOK = JSON.parse(readFileSync(join(FIXTURES, 'tokens.json'), 'utf8')) as { cases: { text: string; tokens: number[] }[] };
 
@@ -137,8 +137,8 @@ describe('ASCII pre-token scanner', () => {
       '\u6771',
     ];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...SYMBOLS), { maxLength: 30 }), (parts) => {
-        agreesWithRegex(parts.join(''));
+      fc.property(textOf(SYMBOLS, 30), (s) => {
+        agreesWithRegex(s);
       }),
       fcParams(20_000),
     );
@@ -186,8 +186,8 @@ describe('ASCII pre-token scanner', () => {
 
   it('agrees with the regex on random text', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 40 }), (parts) => {
-        agreesWithRegex(parts.join(''));
+      fc.property(textOf(ALPHABET, 40), (s) => {
+        agreesWithRegex(s);
       }),
       fcParams(20_000),
     );

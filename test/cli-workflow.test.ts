@@ -79,10 +79,10 @@ describe('settings files', () => {
         '  asst-toks = 100  (.dlg-compact.json)',
         '  call-toks = 60  (default)',
         '  result-toks = 35  (default)',
-        '  max-tokens = (not set)  (default)',
-        '  keep-recent = (not set)  (default)',
-        '  min-saving = (not set)  (default)',
-        '  keep-tools = (not set)  (default)',
+        '  max-tokens = (no limit)  (default)',
+        '  keep-recent = (summary and micro only)  (default)',
+        '  min-saving = (summary only)  (default)',
+        '  keep-tools = (micro only)  (default)',
         '',
       ].join('\n'),
     );
@@ -98,6 +98,32 @@ describe('settings files', () => {
     expect(flat.output).toBe('x-comp.ipynb');
     expect((JSON.parse(readFileSync(join(d, 'x-comp.ipynb'), 'utf8')) as { cells: unknown[] }).cells).toHaveLength(1);
     expect(cli(['--no-config', '--print-config'], d).stdout.split('\n')[1]).toBe('  mode = flat  (default)');
+  });
+
+  it('--print-config shows the defaults of the strategy in use', () => {
+    const d = repo({ 'x.ipynb': DEMO });
+    const tail = (strategy: string) => cli(['--print-config', '--strategy', strategy, 'x.ipynb'], d).stdout.split('\n').slice(-5);
+    expect(tail('summary')).toEqual([
+      '  max-tokens = (always summarise)  (default)',
+      '  keep-recent = (25% of the cells, at least 2)  (default)',
+      '  min-saving = 0.1  (default)',
+      '  keep-tools = (micro only)  (default)',
+      '',
+    ]);
+    expect(tail('micro')).toEqual([
+      '  max-tokens = (dsl and summary only)  (default)',
+      '  keep-recent = 3  (default)',
+      '  min-saving = (summary only)  (default)',
+      '  keep-tools = (none beyond read_file)  (default)',
+      '',
+    ]);
+    const j = JSON.parse(cli(['--print-config', '--json', '--strategy', 'micro', 'x.ipynb'], d).stdout) as {
+      settings: Record<string, { value: unknown; source: string }>;
+    };
+    expect(j.settings['keep-recent']).toEqual({ value: 3, source: 'default' });
+    expect(j.settings['min-saving']).toEqual({ value: 0.1, source: 'default' });
+    expect(j.settings['keep-tools']).toEqual({ value: null, source: 'default' });
+    expect(j.settings['max-tokens']).toEqual({ value: null, source: 'default' });
   });
 
   it('min-saving and keep-tools: a share or percentage, a list of tool names', () => {

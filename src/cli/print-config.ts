@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { compactPolicy } from '../dsl/render.js';
+import { DEFAULT_MIN_SAVING, KEEP_RECENT_MIN, KEEP_RECENT_RATIO, MICRO_KEEP_RECENT, PRESERVE_RESULT_TOOLS } from '../strategies/defaults.js';
 import { CONFIG_KEYS, type ConfigFinder, shownPath } from './config.js';
 import { expandInputs } from './inputs.js';
 import type { CliIO } from './io.js';
@@ -20,9 +21,29 @@ const SHOWN_DEFAULTS: Readonly<Record<string, unknown>> = {
   callToks: compactPolicy.callToks,
   resultToks: compactPolicy.resultToks,
   profile: compactPolicy.profile,
-  maxTokens: null,
-  keepRecent: null,
 };
+
+/**
+ * The default of a setting that depends on the strategy (by option attribute): its value
+ * (`null` when the dialog decides it or the strategy does not use it) and, where the value
+ * alone would mislead, the words shown in its place (`--json` shows only the value).
+ */
+function strategyDefault(attr: string, strategy: unknown): { value: unknown; text?: string } | undefined {
+  switch (attr) {
+    case 'maxTokens':
+      return { value: null, text: strategy === 'summary' ? '(always summarise)' : strategy === 'micro' ? '(dsl and summary only)' : '(no limit)' };
+    case 'keepRecent':
+      if (strategy === 'micro') return { value: MICRO_KEEP_RECENT };
+      if (strategy === 'summary') return { value: null, text: `(${KEEP_RECENT_RATIO * 100}% of the cells, at least ${KEEP_RECENT_MIN})` };
+      return { value: null, text: '(summary and micro only)' };
+    case 'minSaving':
+      return strategy === 'summary' ? { value: DEFAULT_MIN_SAVING } : { value: DEFAULT_MIN_SAVING, text: '(summary only)' };
+    case 'keepTools':
+      return { value: null, text: strategy === 'micro' ? `(none beyond ${PRESERVE_RESULT_TOOLS.join(', ')})` : '(micro only)' };
+    default:
+      return undefined;
+  }
+}
 
 interface Group {
   inputs: string[];
@@ -57,13 +78,19 @@ export async function printConfig(program: Command, args: readonly string[], opt
   const raw = program.opts();
   for (const g of groups.values()) {
     const settings: Record<string, { value: unknown; source: string }> = {};
+    // The words shown in place of a default's value (strategyDefault), by key.
+    const described = new Map<string, string>();
     for (const key of CONFIG_KEYS) {
       const opt = program.options.find((o) => o.long === `--${key}`);
       if (opt === undefined) continue;
       const attr = opt.attributeName();
       if (program.getOptionValueSource(attr) === 'cli') settings[key] = { value: raw[attr], source: `--${key}` };
       else if (attr in g.values) settings[key] = { value: g.values[attr], source: g.config! };
-      else settings[key] = { value: raw[attr] ?? SHOWN_DEFAULTS[attr] ?? null, source: 'default' };
+      else {
+        const byStrategy = raw[attr] === undefined ? strategyDefault(attr, settings.strategy?.value) : undefined;
+        settings[key] = { value: raw[attr] ?? byStrategy?.value ?? SHOWN_DEFAULTS[attr] ?? null, source: 'default' };
+        if (byStrategy?.text !== undefined) described.set(key, byStrategy.text);
+      }
     }
     if (opts.json) {
       io.stdout.write(JSON.stringify({ inputs: g.inputs, config: g.config, settings }) + '\n');
@@ -72,7 +99,8 @@ export async function printConfig(program: Command, args: readonly string[], opt
     const shown = g.inputs.length <= 3 ? g.inputs.join(', ') : `${g.inputs.slice(0, 3).join(', ')} and ${g.inputs.length - 3} more`;
     io.stdout.write(printable(`${shown}: ${g.config === null ? 'no settings file' : `settings from ${g.config}`}`) + '\n');
     for (const [key, { value, source }] of Object.entries(settings)) {
-      io.stdout.write(printable(`  ${key} = ${value === null ? '(not set)' : String(value)}  (${source})`) + '\n');
+      const shownValue = described.get(key) ?? (value === null ? '(not set)' : String(value));
+      io.stdout.write(printable(`  ${key} = ${shownValue}  (${source})`) + '\n');
     }
   }
   return 0;

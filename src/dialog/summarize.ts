@@ -22,7 +22,8 @@ import { dslSummarizer, type DialogSummarizer } from './summarizers.js';
 import { InvalidArgumentError } from '../errors.js';
 import { pyStrip } from '../python/index.js';
 import { looksLikeErrorAnswer, type SummarizeDialogRefusal } from '../strategies/refusal.js';
-import { KEEP_RECENT_RATIO, planSummarySplit } from '../strategies/summary.js';
+import { DEFAULT_MIN_SAVING, KEEP_RECENT_MIN, KEEP_RECENT_RATIO } from '../strategies/defaults.js';
+import { planSummarySplit } from '../strategies/summary.js';
 import { checkSignal, untilAborted } from '../strategies/summarizer.js';
 import { checkCounterOption } from '../tokens/index.js';
 
@@ -86,8 +87,7 @@ export interface SummarizeDialogOptions {
   index?: boolean;
 }
 
-/** The default least share of the count a summary must save ({@link SummarizeDialogOptions}). */
-export const DEFAULT_MIN_SAVING = 0.1;
+export { DEFAULT_MIN_SAVING } from '../strategies/defaults.js';
 
 /** Result of {@link summarizeDialog}. Token counts are in the counter's unit. */
 export interface SummarizeDialogResult {
@@ -172,7 +172,7 @@ function prepare(dialog: Dialog, o: SummarizeDialogOptions, where: string): Prep
   // The newest prompt and its reply are never summarised (nor anything after them).
   let lastPrompt = -1;
   for (let i = n - 1; i >= 0 && lastPrompt < 0; i--) if (ms[i]!.type === 'prompt') lastPrompt = i;
-  let keepRecent = o.keepRecent ?? Math.max(2, Math.ceil(n * KEEP_RECENT_RATIO));
+  let keepRecent = o.keepRecent ?? Math.max(KEEP_RECENT_MIN, Math.ceil(n * KEEP_RECENT_RATIO));
   if (lastPrompt >= 0) keepRecent = Math.max(keepRecent, n - lastPrompt);
   const plan = planSummarySplit(
     ms.map((_, i) => i),

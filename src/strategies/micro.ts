@@ -13,13 +13,11 @@ import { checkTokenCount } from '../tokens/index.js';
 import { looksLikeErrorAnswer, type AutoCompactRefusal } from './refusal.js';
 import { checkSignal, untilAborted, type Summarizer } from './summarizer.js';
 import type { AnthropicWireMessage } from './wire.js';
+import { MICRO_KEEP_RECENT, PRESERVE_RESULT_TOOLS } from './defaults.js';
 
-/** Tool results kept verbatim at the end (the reference's `KEEP_RECENT`). */
-export const MICRO_KEEP_RECENT = 3;
+export { MICRO_KEEP_RECENT, PRESERVE_RESULT_TOOLS } from './defaults.js';
 /** Results of at most this many code points are never cleared (the reference clears `len(content) > 100`). */
 export const MICRO_MIN_CHARS = 100;
-/** Tools whose results are never cleared (the reference's `PRESERVE_RESULT_TOOLS`). */
-export const PRESERVE_RESULT_TOOLS: readonly string[] = Object.freeze(['read_file']);
 /** Name used when a result's call cannot be found. */
 export const UNKNOWN_TOOL = 'unknown';
 /** Token estimate above which {@link autoCompact} fires (the reference's `THRESHOLD`). */

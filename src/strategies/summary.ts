@@ -11,11 +11,11 @@ import { checkTokenCount, lenToks, type ItemTokenCounter } from '../tokens/index
 import { looksLikeErrorAnswer, type SummaryRefusal } from './refusal.js';
 import { checkSignal, untilAborted, type Summarizer } from './summarizer.js';
 import type { SummaryMeta, SummaryWireMessage } from './wire.js';
+import { KEEP_RECENT_MIN, KEEP_RECENT_RATIO } from './defaults.js';
 
 /** Compaction is not attempted on fewer messages than this (the corpus' `MinMessages`). */
 export const MIN_MESSAGES = 4;
-/** Fraction of the conversation kept verbatim when no explicit count is given. */
-export const KEEP_RECENT_RATIO = 0.25;
+export { KEEP_RECENT_MIN, KEEP_RECENT_RATIO } from './defaults.js';
 /** Fraction of `maxTokens` at which compaction fires by default. */
 export const TRIGGER_RATIO = 0.9;
 
@@ -178,7 +178,7 @@ function splitIndexes<T>(
   const n = items.length;
   const all = (): { summarize: number[]; keep: number[] } => ({ summarize: [], keep: items.map((_, i) => i) });
   if (n < MIN_MESSAGES) return all();
-  const keepRecent = keepRecentCount ?? Math.max(2, Math.ceil(n * KEEP_RECENT_RATIO));
+  const keepRecent = keepRecentCount ?? Math.max(KEEP_RECENT_MIN, Math.ceil(n * KEEP_RECENT_RATIO));
   let cut = n - keepRecent;
   if (cut <= 0) return all();
   // A tool call and its result are one unit: move the cut back until it falls between units.

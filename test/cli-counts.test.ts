@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import type { FileReport } from '../src/cli/job.js';
-import { reportLine } from '../src/cli/report.js';
+import type { FileReport, FileResult } from '../src/cli/job.js';
+import { reportLine, totalLine } from '../src/cli/report.js';
 import { countAfterPromptEdits, countDialog, countInput, type CountLevel } from '../src/cli/counts.js';
 import { nativeSeededIds } from '../src/cli/process-file.js';
 import { compactDialog } from '../src/dialog/compact.js';
@@ -182,5 +182,36 @@ describe('the native parse path, on strings full of escapes, quotes and digits',
       }),
       fcParams(200),
     );
+  });
+});
+
+describe('the total line of a run over several inputs', () => {
+  const report = (status: string, before: number, after: number | null) =>
+    ({
+      index: 0,
+      path: 'x.ipynb',
+      output: 'x-comp.ipynb',
+      status,
+      before: { total: before },
+      after: after === null ? null : { total: after },
+    }) as unknown as FileReport;
+  it('counts statuses in a fixed order and sums the tokens of the files with a known count', () => {
+    const results = [
+      { index: 1, path: 'bad.ipynb', error: 'bad.ipynb: not a notebook' },
+      report('unchanged', 300, 100),
+      { index: 2, path: 'old-comp.ipynb', skipped: 'an output of dlg-compact' },
+      report('written', 1000, 250),
+      report('would write', 50, null),
+      report('written', 700, 150),
+    ] as FileResult[];
+    expect(totalLine(results)).toBe('6 files: 2 written, 1 unchanged, 1 would write, 1 skipped, 1 failed; 2000 → 500 tokens (75.0% saved)');
+  });
+  it('leaves out the tokens when no file has a count', () => {
+    expect(
+      totalLine([
+        { index: 0, path: 'a', skipped: 'an output of dlg-compact' },
+        { index: 1, path: 'b', error: 'b: gone' },
+      ] as FileResult[]),
+    ).toBe('2 files: 1 skipped, 1 failed');
   });
 });

@@ -92,7 +92,7 @@ describe('outputs that are not regular files are written in place, never replace
     expect(viaDev.code).toBe(0);
     expect(viaDev.stdout).toContain('§ # Why does the nightly order import take 15 seconds?');
     expect(viaDev.stdout).toBe(viaDash.stdout);
-    expect(viaDev.stderr).toBe('<stdout>: printed, 15 messages, T\n');
+    expect(viaDev.stderr).toBe('demo.ipynb → <stdout>: printed, 15 messages, T\n');
     const viaFlag = cli(['demo.ipynb', '--stdout'], d);
     expect(viaFlag.stdout).toBe(viaDash.stdout);
     expect(ls(d)).toEqual(['demo.ipynb']);
@@ -240,7 +240,7 @@ describe('collisions, reports', () => {
     const d = dir({ 'x.ipynb': DEMO, 'x.json': ONE });
     const r = cli(['x.ipynb', 'x.json'], d);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe('x-comp.ipynb: written, 15 messages, T\n');
+    expect(r.stdout).toBe('x-comp.ipynb: written, 15 messages, T\n2 files: 1 written, 1 failed; T\n');
     expect(r.stderr).toBe(
       'dlg-compact: x.json: its output x-comp.ipynb is also the output of x.ipynb; refusing to write one output for two inputs (rename one, or use -o for each)\n',
     );
@@ -278,7 +278,7 @@ describe('own outputs are skipped; reruns over an unquoted glob change nothing',
         // The outputs among the inputs are skipped as inputs, and reported once each, on the
         // line of the source that writes them again.
         const lines = r.stdout.trim().split('\n');
-        expect(lines.map((l) => l.split(/[,(]/)[0]!.trim())).toEqual(['a-comp.ipynb: unchanged', 'b-comp.ipynb: unchanged']);
+        expect(lines.map((l) => l.split(/[,(;]/)[0]!.trim())).toEqual(['a-comp.ipynb: unchanged', 'b-comp.ipynb: unchanged', '2 files: 2 unchanged']);
         expect(ls(d)).toEqual(['a-comp.ipynb', 'a.ipynb', 'b-comp.ipynb', 'b.ipynb']);
         expect(Object.fromEntries(ls(d).map((f) => [f, readFileSync(join(d, f), 'utf8')]))).toEqual(before);
       }
@@ -291,7 +291,7 @@ describe('own outputs are skipped; reruns over an unquoted glob change nothing',
     expect(cli(['--to', 'md', 'a.ipynb'], d).code).toBe(0);
     const r = cli(['renamed.ipynb', 'a-comp.md'], d);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('renamed.ipynb: skipped (an output of dlg-compact)\na-comp.md: skipped (an output of dlg-compact)\n');
+    expect(r.stdout).toBe('renamed.ipynb: skipped (an output of dlg-compact)\na-comp.md: skipped (an output of dlg-compact)\n2 files: 2 skipped\n');
     // With its source in the run, an output is reported on the source's line alone.
     expect(cli(['--to', 'md', '--check', 'a.ipynb', 'a-comp.md'], d).stdout.split(',')[0]).toBe('a-comp.md: unchanged');
     expect(cli(['--json', 'renamed.ipynb'], d).stdout).toBe('{"path":"renamed.ipynb","status":"skipped","note":"an output of dlg-compact"}\n');
@@ -372,15 +372,17 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
     expect(cli(['--mode', 'dialog', '--output-dir', 'dm', 'nbs'], d).code).toBe(0);
     const r = cli(['--check', '.'], d);
     expect(r.code).toBe(1); // the two sources would be written
-    expect(r.stdout.split('\n').map((l) => l.split(',')[0])).toEqual([
+    expect(r.stdout.split('\n').map((l) => l.split(/[,;]/)[0])).toEqual([
       'dm/a-comp.ipynb: skipped (an output of dlg-compact)',
       'dm/sub/b-comp.ipynb: skipped (an output of dlg-compact)',
       'm/a-comp.ipynb: skipped (an output of dlg-compact)',
       'm/sub/b-comp.ipynb: skipped (an output of dlg-compact)',
       'nbs/a-comp.ipynb: would write',
       'nbs/sub/b-comp.ipynb: would write',
+      '6 files: 2 would write',
       '',
     ]);
+    expect(r.stdout.split('\n').at(-2)).toBe('6 files: 2 would write, 4 skipped; T');
     expect(ls(d)).toEqual(['dm', 'm', 'nbs']);
   });
 
@@ -389,9 +391,13 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
     const r = cli(['--output-dir', 'out/x', 'nbs', 'c.ipynb'], d);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      ['out/x/a-comp.ipynb: written, 15 messages, T', 'out/x/sub/b-comp.ipynb: written, 1 message, T', 'out/x/c-comp.ipynb: written, 1 message, T', ''].join(
-        '\n',
-      ),
+      [
+        'out/x/a-comp.ipynb: written, 15 messages, T',
+        'out/x/sub/b-comp.ipynb: written, 1 message, T',
+        'out/x/c-comp.ipynb: written, 1 message, T',
+        '3 files: 3 written; T',
+        '',
+      ].join('\n'),
     );
     expect(ls(join(d, 'nbs'))).toEqual(['a.ipynb', 'sub']);
     // Rerun with the output folder inside the input folder: its files are not inputs.
@@ -401,7 +407,7 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
       cli(['--output-dir', 'nbs/out', 'nbs'], d)
         .stdout.split('\n')
         .map((l) => l.split(',')[0]),
-    ).toEqual(['nbs/out/a-comp.ipynb: unchanged', 'nbs/out/sub/b-comp.ipynb: unchanged', '']);
+    ).toEqual(['nbs/out/a-comp.ipynb: unchanged', 'nbs/out/sub/b-comp.ipynb: unchanged', '2 files: 2 unchanged; T', '']);
   });
 
   it('a folder link inside --output-dir is followed: the output lands in the folder it names', () => {

@@ -57,6 +57,7 @@ describe('settings files', () => {
         // d's package.json and pyproject.toml have no settings: the search goes on up.
         'd/x.ipynb: settings from pyproject.toml',
         'd/x-comp.ipynb: written, 15 messages, T',
+        '4 files: 4 written; T',
         '',
       ].join('\n'),
     );

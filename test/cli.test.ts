@@ -157,6 +157,11 @@ function line(out: string, status: string, messages: number, before: number, aft
   return `${out}: ${status}, ${messages} messages, ${before} → ${after} tokens (${change(before, after)})`;
 }
 
+/** The closing line of a run over several inputs: `N files: COUNTS; BEFORE → AFTER tokens (…)`. */
+function totalLine(files: number, counts: string, before: number, after: number): string {
+  return `${files} files: ${counts}; ${before} → ${after} tokens (${change(before, after)})`;
+}
+
 /** The source text of a notebook cell (string or list of lines). */
 function cellSource(cell: { source: string | string[] }): string {
   return Array.isArray(cell.source) ? cell.source.join('') : cell.source;
@@ -360,7 +365,8 @@ describe('dlg-compact on the demo dialog', () => {
       'dlg-compact: a.ipynb: its output a-comp.ipynb is also an input of this run; refusing to overwrite an input (rename it, or choose another output with -o)\n',
     );
     expect(r.stdout.startsWith('a-comp-comp.ipynb: written, 15 messages, ')).toBe(true);
-    expect(r.stdout.split('\n').length).toBe(2);
+    expect(r.stdout.split('\n')[1]).toMatch(/^2 files: 1 written, 1 failed; \d+ → \d+ tokens \(\d+\.\d% saved\)$/);
+    expect(r.stdout.split('\n').length).toBe(3);
     expect(readFileSync(join(dir, 'a-comp.ipynb')).equals(otherBytes)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['a-comp-comp.ipynb', 'a-comp.ipynb', 'a.ipynb']);
   });
@@ -412,7 +418,8 @@ describe('dlg-compact on the demo dialog', () => {
         .split('\n')
         .filter(Boolean)
         .map((l) => l.split(':')[0]),
-    ).toEqual(['nbs/a-comp.ipynb', 'nbs/a.ipynb']);
+    ).toEqual(['nbs/a-comp.ipynb', 'nbs/a.ipynb', '2 files']);
+    expect(r.stdout.split('\n')[2]).toMatch(/^2 files: 1 written, 1 skipped; \d+ → \d+ tokens /);
     expect(r.stdout.split('\n')[0]).toBe('nbs/a-comp.ipynb: skipped (an output of dlg-compact)');
     expect(readFileSync(join(dir, 'nbs', 'a-comp.ipynb')).equals(flatOut)).toBe(true);
   });
@@ -505,7 +512,7 @@ describe('dlg-compact on the demo dialog', () => {
     const r = cli(['-'], ROOT, demoBytes);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(demoDoc(null) + '\n');
-    expect(r.stderr).toBe(line('<stdout>', 'printed', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    expect(r.stderr).toBe(line('<stdin> → <stdout>', 'printed', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
   });
 
   it('stdin to stdout in dialog mode: notebook JSON', () => {
@@ -536,7 +543,12 @@ describe('dlg-compact on the demo dialog', () => {
       line('a-comp.ipynb', 'would write', 15, demoStats.tokens.total, demoFlat.tokens.total) +
         '\n' +
         line('b-comp.ipynb', 'would write', 15, demoStats.tokens.total, demoFlat.tokens.total) +
+        '\n' +
+        totalLine(2, '2 would write', 2 * demoStats.tokens.total, 2 * demoFlat.tokens.total) +
         '\n',
+    );
+    expect(totalLine(2, '2 would write', 2 * demoStats.tokens.total, 2 * demoFlat.tokens.total)).toBe(
+      '2 files: 2 would write; 10058 → 4488 tokens (55.4% saved)',
     );
     expect(snapshot(dir)).toEqual(before);
     expect(cli(['a.ipynb'], dir).code).toBe(0);
@@ -559,7 +571,7 @@ describe('dlg-compact on the demo dialog', () => {
     expect(readFileSync(join(dir, 'demo.ipynb')).equals(demoBytes)).toBe(true);
     const s = cli(['--check', '-'], dir, demoBytes);
     expect(s.code).toBe(0);
-    expect(s.stdout).toBe(line('<stdout>', 'would print', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    expect(s.stdout).toBe(line('<stdin> → <stdout>', 'would print', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
     expect(s.stderr).toBe('');
   });
 
@@ -627,7 +639,11 @@ describe('dlg-compact on the demo dialog', () => {
       writeFileSync(join(dir, 'broken.ipynb'), '{"cells": [ {"cell_type": "code"');
       const r = cli(['--jobs', jobs, '*.ipynb'], dir);
       expect(r.code).toBe(1);
-      expect(r.stdout).toBe(['a', 'b', 'c'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''));
+      expect(r.stdout).toBe(
+        ['a', 'b', 'c'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join('') +
+          totalLine(4, '3 written, 1 failed', 3 * demoStats.tokens.total, 3 * demoFlat.tokens.total) +
+          '\n',
+      );
       const err = r.stderr.trimEnd().split('\n');
       expect(err.length).toBe(1);
       expect(err[0]).toMatch(/^dlg-compact: broken\.ipynb: /);
@@ -680,7 +696,9 @@ describe('dlg-compact on the demo dialog', () => {
     });
     expect([r.status, r.stderr]).toEqual([0, '']);
     expect(noSizes(r.stdout)).toBe(
-      ['a', 'b', 'c', 'd'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''),
+      ['a', 'b', 'c', 'd'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join('') +
+        totalLine(4, '4 written', 4 * demoStats.tokens.total, 4 * demoFlat.tokens.total) +
+        '\n',
     );
   });
 
@@ -756,7 +774,7 @@ describe('dlg-compact on the demo dialog', () => {
         .trimEnd()
         .split('\n')
         .map((l) => l.split(':')[0]),
-    ).toEqual(['sub/a-comp.ipynb', 'sub/b-comp.ipynb', 'odd[1]-comp.ipynb']);
+    ).toEqual(['sub/a-comp.ipynb', 'sub/b-comp.ipynb', 'odd[1]-comp.ipynb', '3 files']);
     // The glob's sub/a-comp.ipynb is skipped as an input and reported once, as a.ipynb's output.
     expect(r.stdout).not.toContain('skipped');
     expect(r.stdout).toContain('sub/a-comp.ipynb: unchanged,');
@@ -797,7 +815,9 @@ describe('main() in-process: progress bar on a terminal', () => {
     const code = await main(['*.ipynb'], { stdout: out, stderr: err, cwd: dir, readStdin: async () => new Uint8Array() });
     expect(code).toBe(0);
     expect(noSizes(out.text())).toBe(
-      ['a', 'b', 'c'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join(''),
+      ['a', 'b', 'c'].map((n) => line(`${n}-comp.ipynb`, 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n').join('') +
+        totalLine(3, '3 written', 3 * demoStats.tokens.total, 3 * demoFlat.tokens.total) +
+        '\n',
     );
     expect(err.text()).toContain('3/3 files');
     expect(err.text()).toContain('\x1b[?25l'); // cursor hidden while drawing...
@@ -863,7 +883,9 @@ describe.skipIf(!HAVE_SHARED)('dlg-compact on the conformance dialogs', () => {
     expect(flatRun.stdout.trimEnd().split('\n').length).toBe(names.length);
     expect(dialogRun.stderr).toBe('');
     expect(dialogRun.code).toBe(0);
-    expect(dialogRun.stdout.trimEnd().split('\n').length).toBe(names.length);
+    const lines = dialogRun.stdout.trimEnd().split('\n');
+    expect(lines.length).toBe(names.length + 1);
+    expect(lines.at(-1)).toMatch(new RegExp(`^${names.length} files: ${names.length} written; \\d+ → \\d+ tokens \\(\\d+\\.\\d% saved\\)$`));
   });
 
   it('--json records carry the manifest counts of messages and prompts', () => {
@@ -1192,11 +1214,11 @@ describe('dlg-compact --strategy summary (offline DSL summariser)', () => {
     expect(nb.cells.map((c) => c.id).slice(1)).toEqual(demoIds.slice(11));
     expect((nb.cells[0]!.metadata.dlg_compact as { source: unknown }).source).toBe(null);
     expect(cellSource(nb.cells[0]!)).not.toContain(TRANSCRIPT);
-    expect(r.stderr).toMatch(/^<stdout>: printed \(summary of 11 cells\), 15 messages, /);
+    expect(r.stderr).toMatch(/^<stdin> → <stdout>: printed \(summary of 11 cells\), 15 messages, /);
     const n = cli(['--strategy', 'summary', '--max-tokens', '1000000', '-'], ROOT, demoBytes);
     expect(n.code).toBe(0);
     expect(n.stdout).toBe(demoText);
-    expect(n.stderr).toBe(line('<stdout>', 'printed (summary refused: not-needed)', 15, demoStats.tokens.total, demoStats.tokens.total) + '\n');
+    expect(n.stderr).toBe(line('<stdin> → <stdout>', 'printed (summary refused: not-needed)', 15, demoStats.tokens.total, demoStats.tokens.total) + '\n');
   });
 
   it('--jobs 2 gives the same outputs and report as one job', () => {

@@ -22,7 +22,7 @@ import type { ConfigFinder } from './config.js';
 import type { SettingsFor } from './inputs.js';
 import { isFailure, isSkip, type FileJob, type FileResult } from './job.js';
 import { buildProgram, toOptions, type CliOptions } from './options.js';
-import { jsonRecord, printable, reportLine, skipLine } from './report.js';
+import { jsonRecord, printable, reportLine, skipLine, totalLine } from './report.js';
 
 export { CliFileError, SummaryFailedError, UsageError } from './errors.js';
 export type { CliIO, CliStream } from './io.js';
@@ -209,6 +209,8 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       multibar.stop();
     }
   }
+  // A run over several inputs ends with their totals (text reports only).
+  if (!opts.quiet && !opts.json && planned.length > 1 && results.every((r) => r !== undefined)) emit(reportStream, totalLine(results as FileResult[]));
   return failed > 0 || (pending > 0 && !opts.dryRun) ? 1 : 0;
 }
 

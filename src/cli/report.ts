@@ -41,6 +41,8 @@ function tokenChange(before: number, after: number): string {
 /**
  * The text report line of one file:
  * `OUTPUT: STATUS[ (NOTE)], N messages, BEFORE → AFTER tokens (P% saved), SIZE → SIZE`
+ * (OUTPUT is `INPUT → <stdout>` for a document printed on standard output, `<stdin>` naming
+ * standard input)
  * (`P% more` when AFTER is larger)
  * (the file sizes of input and output, `formatSize`: `B`, `KB`, `MB`); `AFTER` is `?`
  * (and the parenthesis says why) when unknown. The note says what a summary or micro
@@ -49,7 +51,7 @@ function tokenChange(before: number, after: number): string {
  * cleared`.
  */
 export function reportLine(r: FileReport): string {
-  const out = r.output === '-' ? '<stdout>' : r.output;
+  const out = r.output === '-' ? `${r.path === '-' ? '<stdin>' : r.path} → <stdout>` : r.output;
   const note = r.note === undefined ? '' : ` (${r.note})`;
   const tokens =
     r.after === null
@@ -57,6 +59,41 @@ export function reportLine(r: FileReport): string {
       : `${r.before.total} → ${r.after.total} tokens (${tokenChange(r.before.total, r.after.total)})`;
   const sizes = r.bytes === undefined ? '' : `, ${formatSize(r.bytes.before)} → ${r.bytes.after === null ? '?' : formatSize(r.bytes.after)}`;
   return `${out}: ${r.status}${note}, ${r.messages} ${r.messages === 1 ? 'message' : 'messages'}, ${tokens}${sizes}`;
+}
+
+/** The order of the counts in {@link totalLine}: what was done, what is pending, what was not done. */
+const TOTAL_ORDER: readonly string[] = ['written', 'unchanged', 'printed', 'would write', 'would print', 'over-budget', 'skipped', 'failed'];
+
+/**
+ * The closing line of a text report over several inputs:
+ * `N files: K STATUS, …; BEFORE → AFTER tokens (P% saved)`, the statuses in the order of
+ * {@link TOTAL_ORDER} (only those that occur), the tokens summed over the files whose output
+ * count is known (the token part left out when there is none).
+ */
+export function totalLine(results: readonly FileResult[]): string {
+  const counts = new Map<string, number>(TOTAL_ORDER.map((k) => [k, 0]));
+  const add = (k: string) => counts.set(k, (counts.get(k) ?? 0) + 1);
+  let before = 0;
+  let after = 0;
+  let counted = 0;
+  for (const r of results) {
+    if (isFailure(r)) add('failed');
+    else if (isSkip(r)) add('skipped');
+    else {
+      add(r.status);
+      if (r.after !== null) {
+        before += r.before.total;
+        after += r.after.total;
+        counted++;
+      }
+    }
+  }
+  const parts = [...counts]
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  const tokens = counted === 0 ? '' : `; ${before} → ${after} tokens (${tokenChange(before, after)})`;
+  return `${results.length} ${results.length === 1 ? 'file' : 'files'}: ${parts}${tokens}`;
 }
 
 /** The text report line of a skipped input: `PATH: skipped (WHY)`. */

@@ -167,25 +167,26 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   let failed = 0;
   let pending = 0;
   let printed = 0;
-  const flush = () => {
-    while (printed < results.length && results[printed] !== undefined) {
-      const r = results[printed++]!;
-      if (isFailure(r)) {
-        failed++;
-        emit(io.stderr, `dlg-compact: ${r.error}`);
-        if (opts.json) emit(reportStream, JSON.stringify(jsonRecord(r)), true);
-        continue;
-      }
-      if (isSkip(r)) {
-        if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : skipLine(r), opts.json);
-        continue;
-      }
-      if (r.status === 'would write') pending++;
-      if (r.text !== undefined) io.stdout.write(r.text);
-      const config = configOf.get(r.index);
-      if (opts.verbose && config !== undefined && !opts.json) emit(reportStream, `${r.path}: settings from ${config}`);
-      if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : reportLine(r), opts.json);
+  const print = (r: FileResult) => {
+    if (isFailure(r)) {
+      failed++;
+      emit(io.stderr, `dlg-compact: ${r.error}`);
+      if (opts.json) emit(reportStream, JSON.stringify(jsonRecord(r)), true);
+      return;
     }
+    if (isSkip(r)) {
+      if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : skipLine(r), opts.json);
+      return;
+    }
+    if (r.status === 'would write') pending++;
+    if (r.text !== undefined) io.stdout.write(r.text);
+    const config = configOf.get(r.index);
+    if (opts.verbose && config !== undefined && !opts.json) emit(reportStream, `${r.path}: settings from ${config}`);
+    if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : reportLine(r), opts.json);
+  };
+  // Results are printed in input order: each as soon as those before it are.
+  const flush = () => {
+    while (printed < results.length && results[printed] !== undefined) print(results[printed++]!);
   };
   const onResult = (r: FileResult) => {
     results[r.index] = r;
@@ -195,6 +196,24 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   for (const p of planned) if (isFailure(p) || isSkip(p)) bar?.increment();
   flush();
 
+  // Ctrl-C (or a TERM signal) mid-run: the report lines of the files already done are printed,
+  // those held back for input order included, the temporary files being written are removed,
+  // and the command exits as a shell reports a signal (130, 143).
+  const outputs = jobs.flatMap((j) => (j.target === null ? [] : [j.target]));
+  const { removeOwnTemps } = outputs.length > 0 ? await import('../notebook/files.js') : { removeOwnTemps: undefined };
+  const onSignal = (signal: NodeJS.Signals) => {
+    multibar?.stop();
+    for (; printed < results.length; printed++) {
+      const r = results[printed];
+      if (r !== undefined) print(r);
+    }
+    removeOwnTemps?.(outputs);
+    io.stderr.write(`dlg-compact: interrupted by ${signal}; ${outputs.length > 0 ? 'no temporary file is left behind' : 'nothing was written'}\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
   try {
     if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
     if (parallel) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult, early);
@@ -203,6 +222,8 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       for (const j of jobs) onResult(await processFile(j));
     }
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await early?.stop(); // no-op for workers already done
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes

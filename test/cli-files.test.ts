@@ -403,7 +403,16 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
     expect(cli(['--mode', 'dialog', '--output-dir', 'dm', 'nbs'], d).code).toBe(0);
     const r = cli(['--check', '.'], d);
     expect(r.code).toBe(1); // the two sources would be written
+    // Outputs met in a folder walk are counted in the total; -v names them.
     expect(r.stdout.split('\n').map((l) => l.split(/[,;]/)[0])).toEqual([
+      'nbs/a-comp.ipynb: would write',
+      'nbs/sub/b-comp.ipynb: would write',
+      '6 files: 2 would write',
+      '',
+    ]);
+    expect(r.stdout.split('\n').at(-2)).toBe('6 files: 2 would write, 4 skipped; T');
+    const v = cli(['--check', '-v', '.'], d);
+    expect(v.stdout.split('\n').map((l) => l.split(/[,;]/)[0])).toEqual([
       'dm/a-comp.ipynb: skipped (an output of dlg-compact)',
       'dm/sub/b-comp.ipynb: skipped (an output of dlg-compact)',
       'm/a-comp.ipynb: skipped (an output of dlg-compact)',
@@ -413,7 +422,6 @@ describe('conventions of nbconvert, jupytext, nbstripout, black', () => {
       '6 files: 2 would write',
       '',
     ]);
-    expect(r.stdout.split('\n').at(-2)).toBe('6 files: 2 would write, 4 skipped; T');
     expect(ls(d)).toEqual(['dm', 'm', 'nbs']);
   });
 

@@ -160,7 +160,7 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       seen.add(real);
       const stem = /^(.+)-comp\.ipynb$/i.exec(basename(i.abs))?.[1];
       if ((produced.has(i.abs) || hasOutputName(basename(i.abs))) && (await isOwnOutput(i.abs, stem === undefined ? [] : (byStem.get(stem) ?? [])))) {
-        const skip: FileSkip = { index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE };
+        const skip: FileSkip = { index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE, named: i.literal };
         skippedAt.set(skip, real);
         kept.push(skip);
         continue;
@@ -236,6 +236,7 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       to: target === null && !o.toExplicit ? 'md' : o.to,
       check: o.check,
       derived,
+      named: stdin || i.literal,
       ...(config !== undefined ? { config } : {}),
       policy: o.policy,
       ...(o.legend === false ? { legend: false } : {}),

@@ -32,6 +32,8 @@ export interface FileJob {
    * `--in-place` writes the link's target.
    */
   derived?: boolean;
+  /** The input was named on the command line (standard input included), not found by a folder walk or a glob. */
+  named?: boolean;
   /** The settings file this input used (as shown to the user), when there was one. */
   config?: string;
   policy: Partial<Policy>;
@@ -126,6 +128,11 @@ export interface FileSkip {
   index: number;
   path: string;
   skipped: string;
+  /**
+   * The input was named on the command line (not found by a folder walk or a glob): its
+   * skip gets a report line; the others only with `--verbose` (the total counts them all).
+   */
+  named?: boolean;
 }
 
 /**

@@ -175,7 +175,9 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       return;
     }
     if (isSkip(r)) {
-      if (!opts.quiet) emit(reportStream, opts.json ? JSON.stringify(jsonRecord(r)) : skipLine(r), opts.json);
+      // An output met in a folder walk or a glob is skipped without a line of its own.
+      if (opts.json) emit(reportStream, JSON.stringify(jsonRecord(r)), true);
+      else if (!opts.quiet && (r.named === true || opts.verbose)) emit(reportStream, skipLine(r));
       return;
     }
     if (r.status === 'would write') pending++;

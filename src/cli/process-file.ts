@@ -429,7 +429,7 @@ export async function processFile(job: FileJob, hooks: ProcessHooks = {}): Promi
     const held: { bytes: Uint8Array | null } = { bytes };
     bytes = new Uint8Array();
     const outcome = await compactInput(job, held);
-    if ('skipped' in outcome) return { index: job.index, path: job.path, skipped: outcome.skipped };
+    if ('skipped' in outcome) return { index: job.index, path: job.path, skipped: outcome.skipped, named: job.named };
     const { stats, produced } = outcome;
     const { text, after, note, reason, summary, micro, fit, overBudget } = produced;
     if (size >= RECLAIM_BYTES) reclaim(); // the dialog and the work on it: only the output is left

@@ -356,37 +356,6 @@ describe('no litter', () => {
     expect(caught).toBe(true);
   });
 
-  it('Ctrl-C while writing: exit 130, the input intact, no temporary file left behind', async () => {
-    const big = JSON.parse(DEMO.toString('utf8')) as { cells: { source: string | string[] }[] };
-    const cells = [];
-    for (let i = 0; i < 400; i++) cells.push({ ...big.cells[0], id: `n${i}`, source: 'lorem ipsum dolor sit amet '.repeat(2000) + i });
-    const text = JSON.stringify({ ...big, cells: [...big.cells, ...cells] });
-    let caught = false;
-    for (let attempt = 0; attempt < 5 && !caught; attempt++) {
-      const d = dir({ 'x.ipynb': text });
-      const p = spawn(process.execPath, [CLI, '--no-progress', '--no-config', '--mode', 'dialog', '--in-place', 'x.ipynb'], { cwd: d, env: cliEnv() });
-      let stderr = '';
-      p.stderr.on('data', (b) => (stderr += b));
-      const closed = new Promise<number | null>((r) => p.on('close', (code) => r(code)));
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline && p.exitCode === null) {
-        if (temps(d).length > 0) {
-          p.kill('SIGINT');
-          caught = true;
-          break;
-        }
-        await new Promise((r) => setImmediate(r));
-      }
-      const code = await closed;
-      if (!caught) continue;
-      expect(code).toBe(130);
-      expect(stderr).toBe('dlg-compact: interrupted by SIGINT; no temporary file is left behind\n');
-      expect(readFileSync(join(d, 'x.ipynb'), 'utf8')).toBe(text);
-      expect(ls(d)).toEqual(['x.ipynb']);
-    }
-    expect(caught).toBe(true);
-  });
-
   it('a failed write names the real output, never a temporary file, and leaves none', () => {
     const d = dir({ 'x.ipynb': DEMO, 'file.txt': 'not a folder\n' });
     const r = cli(['x.ipynb', '-o', 'file.txt/out.ipynb'], d);

@@ -198,24 +198,6 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   for (const p of planned) if (isFailure(p) || isSkip(p)) bar?.increment();
   flush();
 
-  // Ctrl-C (or a TERM signal) mid-run: the report lines of the files already done are printed,
-  // those held back for input order included, the temporary files being written are removed,
-  // and the command exits as a shell reports a signal (130, 143).
-  const outputs = jobs.flatMap((j) => (j.target === null ? [] : [j.target]));
-  const { removeOwnTemps } = outputs.length > 0 ? await import('../notebook/files.js') : { removeOwnTemps: undefined };
-  const onSignal = (signal: NodeJS.Signals) => {
-    multibar?.stop();
-    for (; printed < results.length; printed++) {
-      const r = results[printed];
-      if (r !== undefined) print(r);
-    }
-    removeOwnTemps?.(outputs);
-    io.stderr.write(`dlg-compact: interrupted by ${signal}; ${outputs.length > 0 ? 'no temporary file is left behind' : 'nothing was written'}\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
   try {
     if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
     if (parallel) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult, early);
@@ -224,8 +206,6 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       for (const j of jobs) onResult(await processFile(j));
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await early?.stop(); // no-op for workers already done
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes

@@ -19,7 +19,6 @@ import {
   open as openFile,
   readFileSync,
   readdirSync,
-  realpathSync,
   renameSync,
   statSync,
   unlinkSync,
@@ -212,41 +211,6 @@ function removeStaleTemps(dir: string): void {
       unlinkSync(join(dir, name));
     } catch {
       // gone already, or not ours to remove: never a reason to stop the write
-    }
-  }
-}
-
-/**
- * Remove the temporary files that this process (any of its threads) is writing beside the
- * given output paths, or beside the files their symbolic links name: what a run that is being
- * stopped (Ctrl-C) would otherwise leave until the next run in those folders. Synchronous, for
- * a signal handler; a folder that cannot be listed, or a file already gone, is passed over.
- */
-export function removeOwnTemps(outputs: Iterable<string>): void {
-  const dirs = new Set<string>();
-  for (const out of outputs) {
-    dirs.add(dirname(resolve(out)));
-    try {
-      dirs.add(dirname(realpathSync(out)));
-    } catch {
-      // not there yet: its temporary file, if any, is beside the path itself
-    }
-  }
-  for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const m = TEMP_NAME.exec(name);
-      if (m === null || Number(m[1]) !== process.pid) continue;
-      try {
-        unlinkSync(join(dir, name));
-      } catch {
-        // renamed or removed meanwhile
-      }
     }
   }
 }

@@ -297,6 +297,27 @@ describe('own outputs are skipped; reruns over an unquoted glob change nothing',
     expect(cli(['--json', 'renamed.ipynb'], d).stdout).toBe('{"path":"renamed.ipynb","status":"skipped","note":"an output of dlg-compact"}\n');
   });
 
+  it('an own output met by a walk keeps its line when it is the only input, or when it is also named', () => {
+    const d = dir({ 'a.ipynb': DEMO });
+    expect(cli(['a.ipynb', '--output-dir', 'o'], d).code).toBe(0);
+    expect(cli(['o'], d).stdout).toBe('o/a-comp.ipynb: skipped (an output of dlg-compact)\n');
+    // Walked first, then named: the name wins, whatever the order.
+    expect(cli(['o', 'o/a-comp.ipynb'], d).stdout).toBe('o/a-comp.ipynb: skipped (an output of dlg-compact)\n');
+    expect(cli(['.', 'o/a-comp.ipynb'], d).stdout.split('\n')).toEqual([
+      'a-comp.ipynb: written, 15 messages, T',
+      'o/a-comp.ipynb: skipped (an output of dlg-compact)',
+      '2 files: 1 written, 1 skipped; T',
+      '',
+    ]);
+  });
+
+  it('an own output on standard input is skipped as <stdin>', () => {
+    const d = dir({ 'a.ipynb': DEMO });
+    expect(cli(['a.ipynb'], d).code).toBe(0);
+    const r = runCli(['--no-config', '-'], d, readFileSync(join(d, 'a-comp.ipynb')));
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '<stdin>: skipped (an output of dlg-compact)\n']);
+  });
+
   it('a file named -comp that is not an output of its sibling is compacted like any dialog', () => {
     const d = dir({ 'x.ipynb': DEMO, 'y-comp.ipynb': ONE });
     const r = cli(['y-comp.ipynb'], d);

@@ -122,7 +122,7 @@ describe('settings files', () => {
       settings: Record<string, { value: unknown; source: string }>;
     };
     expect(j.settings['keep-recent']).toEqual({ value: 3, source: 'default' });
-    expect(j.settings['min-saving']).toEqual({ value: 0.1, source: 'default' });
+    expect(j.settings['min-saving']).toEqual({ value: null, source: 'default' });
     expect(j.settings['keep-tools']).toEqual({ value: null, source: 'default' });
     expect(j.settings['max-tokens']).toEqual({ value: null, source: 'default' });
   });

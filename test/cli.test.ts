@@ -826,6 +826,26 @@ describe('main() in-process: progress bar on a terminal', () => {
     expect(err.text()).toContain('\x1b[?25h'); // ...and shown again
   });
 
+  it('with both streams on a terminal, every report line and the total reach stdout around the bar', async () => {
+    const dir = tempDir();
+    for (const n of ['a', 'b']) copyFileSync(DEMO, join(dir, `${n}.ipynb`));
+    const out = sink(true);
+    const err = sink(true);
+    const code = await main(['*.ipynb'], { stdout: out, stderr: err, cwd: dir, readStdin: async () => new Uint8Array() });
+    expect(code).toBe(0);
+    // The bar's log carries the report lines to its terminal; the total comes after the bar is gone.
+    expect(out.text()).toBe('');
+    const lines = noSizes(err.text().replace(/\x1b\[[0-9;?]*[A-Za-z]|\r/g, '\n'))
+      .split('\n')
+      .filter((l) => /^(?:[ab]-comp\.ipynb: |\d+ files: )/.test(l));
+    expect(lines).toEqual([
+      line('a-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total),
+      line('b-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total),
+      totalLine(2, '2 written', 2 * demoStats.tokens.total, 2 * demoFlat.tokens.total),
+    ]);
+    expect(err.text().endsWith(totalLine(2, '2 written', 2 * demoStats.tokens.total, 2 * demoFlat.tokens.total) + '\n')).toBe(true);
+  });
+
   it('no bar with --no-progress, for one file, or when stderr is not a terminal', async () => {
     const dir = tempDir();
     for (const n of ['a', 'b']) copyFileSync(DEMO, join(dir, `${n}.ipynb`));
@@ -850,6 +870,7 @@ describe('main() in-process: progress bar on a terminal', () => {
     const code = await main(['a.ipynb', 'z.ipynb'], { stdout: out, stderr: err, cwd: dir, readStdin: async () => new Uint8Array() });
     expect(code).toBe(1);
     expect(out.text()).toBe('');
+    expect(err.text().endsWith(totalLine(2, '1 written, 1 failed', demoStats.tokens.total, demoFlat.tokens.total) + '\n')).toBe(true);
     expect(noSizes(err.text())).toContain(line('a-comp.ipynb', 'written', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
     expect(err.text()).toMatch(/dlg-compact: z\.ipynb: \S[^\n]*\n/);
   });

@@ -147,7 +147,8 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
     const stem = /^(.+)\.(?:ipynb|json)$/i.exec(basename(i.abs))?.[1];
     if (stem !== undefined) byStem.set(stem, [...(byStem.get(stem) ?? []), i.abs]);
   }
-  const seen = new Set<string>();
+  // What each real path was kept as: a later mention on the command line makes it named.
+  const seen = new Map<string, Input | FileSkip>();
   const kept: (Input | FileSkip)[] = [];
   // Real path of each skipped own output: one that a job of this run writes again is that
   // job's output, reported on its line, not a skipped input as well.
@@ -156,15 +157,23 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
     if (i.kind === 'file') {
       // The same file reached twice (named twice, or through a symlinked folder) runs once.
       const real = await realOrSelf(i.abs);
-      if (seen.has(real)) continue;
-      seen.add(real);
+      const first = seen.get(real);
+      if (first !== undefined) {
+        if (i.literal) {
+          if ('skipped' in first) first.named = true;
+          else if (first.kind === 'file') first.literal = true;
+        }
+        continue;
+      }
       const stem = /^(.+)-comp\.ipynb$/i.exec(basename(i.abs))?.[1];
       if ((produced.has(i.abs) || hasOutputName(basename(i.abs))) && (await isOwnOutput(i.abs, stem === undefined ? [] : (byStem.get(stem) ?? [])))) {
         const skip: FileSkip = { index: 0, path: i.path, skipped: OWN_OUTPUT_NOTE, named: i.literal };
         skippedAt.set(skip, real);
+        seen.set(real, skip);
         kept.push(skip);
         continue;
       }
+      seen.set(real, i);
     }
     kept.push(i);
   }

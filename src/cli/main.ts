@@ -158,15 +158,21 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   const bar = multibar?.create(planned.length, 0) ?? null;
   // While the bar is drawn, lines for the terminal go through it so they don't tear it.
   // Text lines are escaped for the terminal; JSON records are written as they are.
+  // Once the bar is gone, such lines go to its terminal directly.
+  let barDrawn = multibar !== null;
   const emit = (stream: CliStream, text: string, json = false) => {
     const line = json ? text : printable(text);
-    if (multibar && stream.isTTY) multibar.log(line + '\n');
-    else stream.write(line + '\n');
+    if (multibar && stream.isTTY) {
+      if (barDrawn) multibar.log(line + '\n');
+      else io.stderr.write(line + '\n');
+    } else stream.write(line + '\n');
   };
 
   let failed = 0;
   let pending = 0;
   let printed = 0;
+  // A text report over several inputs ends with their totals.
+  const withTotal = !opts.quiet && !opts.json && planned.length > 1;
   const print = (r: FileResult) => {
     if (isFailure(r)) {
       failed++;
@@ -175,9 +181,10 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       return;
     }
     if (isSkip(r)) {
-      // An output met in a folder walk or a glob is skipped without a line of its own.
+      // An output met in a folder walk or a glob is counted in the total line, without a line
+      // of its own (unless it is the run's only input, when there is no total line).
       if (opts.json) emit(reportStream, JSON.stringify(jsonRecord(r)), true);
-      else if (!opts.quiet && (r.named === true || opts.verbose)) emit(reportStream, skipLine(r));
+      else if (!opts.quiet && (r.named === true || opts.verbose || !withTotal)) emit(reportStream, skipLine(r));
       return;
     }
     if (r.status === 'would write') pending++;
@@ -210,10 +217,10 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes
       multibar.stop();
+      barDrawn = false;
     }
   }
-  // A run over several inputs ends with their totals (text reports only).
-  if (!opts.quiet && !opts.json && planned.length > 1 && results.every((r) => r !== undefined)) emit(reportStream, totalLine(results as FileResult[]));
+  if (withTotal && results.every((r) => r !== undefined)) emit(reportStream, totalLine(results as FileResult[]));
   return failed > 0 || (pending > 0 && !opts.dryRun) ? 1 : 0;
 }
 

@@ -37,7 +37,7 @@ function strategyDefault(attr: string, strategy: unknown): { value: unknown; tex
       if (strategy === 'summary') return { value: null, text: `(${KEEP_RECENT_RATIO * 100}% of the cells, at least ${KEEP_RECENT_MIN})` };
       return { value: null, text: '(summary and micro only)' };
     case 'minSaving':
-      return strategy === 'summary' ? { value: DEFAULT_MIN_SAVING } : { value: DEFAULT_MIN_SAVING, text: '(summary only)' };
+      return strategy === 'summary' ? { value: DEFAULT_MIN_SAVING } : { value: null, text: '(summary only)' };
     case 'keepTools':
       return { value: null, text: strategy === 'micro' ? `(none beyond ${PRESERVE_RESULT_TOOLS.join(', ')})` : '(micro only)' };
     default:

@@ -96,9 +96,9 @@ export function totalLine(results: readonly FileResult[]): string {
   return `${results.length} ${results.length === 1 ? 'file' : 'files'}: ${parts}${tokens}`;
 }
 
-/** The text report line of a skipped input: `PATH: skipped (WHY)`. */
+/** The text report line of a skipped input: `PATH: skipped (WHY)` (`<stdin>` for standard input). */
 export function skipLine(r: FileSkip): string {
-  return `${r.path}: skipped (${r.skipped})`;
+  return `${r.path === '-' ? '<stdin>' : r.path}: skipped (${r.skipped})`;
 }
 
 /**

@@ -50,6 +50,28 @@ describe('Message', () => {
     expect(cellWire(new Message('q', { type: 'prompt' })).solveitAi).toBe(true);
   });
 
+  it('keeps its write-back state out of sight, and copies it on clone', () => {
+    const m = new Message('q', { type: 'prompt', reply: 'r', id: 'a1' });
+    const w = cellWire(m);
+    w.flagValues.pinned = 0;
+    w.hadSeparator = true;
+    expect(cellWire(m)).toBe(w);
+    expect(Object.keys(m)).toEqual(['id', 'type', 'content', 'reply', 'output', 'meta', 'skipped', 'pinned', 'attachments', 'executionCount', 'idGenerated']);
+    expect(Object.getOwnPropertySymbols(m)).toEqual([]);
+    expect(JSON.stringify(m)).toBe(
+      '{"id":"a1","type":"prompt","content":"q","reply":"r","output":[],"meta":{},"skipped":false,"pinned":false,"executionCount":null,"idGenerated":false}',
+    );
+    const c = m.clone();
+    const cw = cellWire(c);
+    expect(cw).not.toBe(w);
+    expect([cw.hadSeparator, cw.flagValues]).toEqual([true, { pinned: 0 }]);
+    // An object the constructor did not make gets a state of its own, kept for it.
+    const other = { type: 'note' };
+    const ow = cellWire(other);
+    expect([ow.solveitAi, ow.hadSeparator]).toEqual([false, false]);
+    expect(cellWire(other)).toBe(ow);
+  });
+
   it('rejects a non-string content and an unknown type', () => {
     expect(() => new Message(5 as unknown as string)).toThrow(InvalidArgumentError);
     expect(() => new Message('x', { type: 'markdown' as MsgType })).toThrow(InvalidArgumentError);

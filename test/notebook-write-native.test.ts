@@ -13,7 +13,7 @@ import { Dialog } from '../src/dialog/dialog.js';
 import { Message } from '../src/dialog/message.js';
 import { flatNotebook } from '../src/notebook/flat-notebook.js';
 import { readsIpynb, readsIpynbBytes } from '../src/notebook/read.js';
-import { nativeIpynbText, splitLines } from '../src/notebook/write-native.js';
+import { isSplitList, nativeIpynbText, splitLines } from '../src/notebook/write-native.js';
 import { dumpsIpynb, writerText } from '../src/notebook/write.js';
 import { NotebookError } from '../src/errors.js';
 import { LosslessNumber, pySplitlines } from '../src/python/index.js';
@@ -178,6 +178,38 @@ describe('splitLines', () => {
     expect(splitLines('a\r\nb\rc\n')).toEqual(['a\r\n', 'b\r', 'c\n']);
     expect(splitLines('a\u2028b\x85')).toEqual(['a\u2028', 'b\x85']);
     expect(splitLines('a\n\nb')).toEqual(['a\n', '\n', 'b']);
+  });
+});
+
+describe('isSplitList', () => {
+  it('tells the lists that are their own splitting (hand-checked cases)', () => {
+    expect(isSplitList([])).toBe(true);
+    expect(isSplitList(['a\n', 'b\n', 'c'])).toBe(true);
+    expect(isSplitList(['a\n', '\n', 'b\n'])).toBe(true);
+    expect(isSplitList(['\n'])).toBe(true);
+    // an empty entry, a middle entry without its break, a break inside an entry
+    expect(isSplitList(['a\n', ''])).toBe(false);
+    expect(isSplitList(['a', 'b\n'])).toBe(false);
+    expect(isSplitList(['a\nb'])).toBe(false);
+    expect(isSplitList(['a\n\n'])).toBe(false);
+    // line breaks other than \n, in any entry
+    for (const br of ['\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029']) {
+      expect(isSplitList([`a${br}`])).toBe(false);
+      expect(isSplitList(['x\n', `a${br}b\n`, 'y'])).toBe(false);
+    }
+    expect(isSplitList(['a\r\n'])).toBe(false);
+    expect(isSplitList(['tab\t and \x1b[0m\n', 'é😀'])).toBe(true);
+  });
+  it('is true only when splitting the joined list gives it back, and then always when only \\n breaks lines', () => {
+    fc.assert(
+      fc.property(lineList, (l) => {
+        const back = splitLines(l.join(''));
+        const same = back.length === l.length && back.every((x, i) => x === l[i]);
+        if (isSplitList(l)) expect(same).toBe(true);
+        if (!/[\r\v\f\x1c-\x1e\x85\u2028\u2029]/.test(l.join(''))) expect(isSplitList(l)).toBe(same);
+      }),
+      fcParams(300),
+    );
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compactCode, dlg2compact, measureFlat } from '../src/dialog/compact.js';
+import { fmt2hist } from '../src/chat/index.js';
 import { Dialog } from '../src/dialog/dialog.js';
 import { recencyPolicies } from '../src/dialog/recency.js';
 import { compactPolicy } from '../src/dsl/profile.js';
@@ -30,6 +31,19 @@ function six(): Dialog {
 const budgets = (d: Dialog) => recencyPolicies(d, { ...compactPolicy }).map((p) => (p ? [p.asstToks, p.resultToks] : null));
 
 describe('recencyPolicies', () => {
+  it("takes the replies' parses from the caller, for the prompts whose results it counts", () => {
+    const d = six();
+    const asked: string[] = [];
+    const got = recencyPolicies(d, { ...compactPolicy }, (m) => {
+      asked.push((m as { id: string }).id);
+      return fmt2hist(m.reply);
+    });
+    expect(got).toEqual(recencyPolicies(d, { ...compactPolicy }));
+    // Turns 3-5 are of ages 2, 1 and 0 (p3, p4; turn 5 has no prompt), p0 is the first turn's;
+    // p1 and p2 are older, their results not counted.
+    expect(asked).toEqual(['p0', 'p3', 'p4']);
+  });
+
   it('gives each cell the budgets of its turn', () => {
     expect(budgets(six())).toEqual([
       // first turn (age 5): its one result gets 8 × 35 (pool 64 / 1, at most 8); prose keeps 150

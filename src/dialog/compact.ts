@@ -224,12 +224,18 @@ function flatCell(d: Dialog, i: number, p: Policy, memo?: FlatMemo): Piece[] | n
 function flatTurns(d: Dialog, p: Policy, recency = true, memo?: FlatMemo): Piece[][] {
   const turns: Piece[][] = [];
   let cur: Piece[] = [];
-  const policies = recency && p.profile === 'clean' ? recencyPolicies(d, p) : null;
+  // The replies whose results the recency gradient counts are parsed once for the count and
+  // the rendering: into the caller's memo, or else into one that holds just those parses until
+  // their cells are rendered.
+  const counted = memo ?? flatMemo();
+  const policies = recency && p.profile === 'clean' ? recencyPolicies(d, p, (m) => parsedReply(m, counted)) : null;
   for (let i = 0; i < d.messages.length; i++) {
-    const pieces = flatCell(d, i, policies?.[i] ?? p, memo);
+    const m = d.messages[i]!;
+    const pieces = flatCell(d, i, policies?.[i] ?? p, memo ?? (counted.replies.has(m) ? counted : undefined));
+    if (memo === undefined) counted.replies.delete(m);
     if (pieces === null) continue;
     cur.push(...pieces);
-    if (d.messages[i]!.type === 'prompt') {
+    if (m.type === 'prompt') {
       turns.push(cur);
       cur = [];
     }

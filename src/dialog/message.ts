@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { aiOutput as outputsAiView } from './ai-output.js';
 import { MSG_TYPES, cloneJson, randomId, type JsonObject, type MessageLike, type MsgType } from './cells.js';
 import { compactPrompt } from './compact.js';
-import { cellWire, copyCellWire, initCellWire } from './wire-state.js';
+import { cellWire, copyCellWire, initCellWire, registerCellWireSlot, type CellWireState } from './wire-state.js';
 
 /** Fields accepted by the {@link Message} constructor and `Dialog.mkMessage`. */
 export interface MessageInit {
@@ -73,6 +73,20 @@ export class Message implements MessageLike {
 
   /** Cached AI view of `output`: the array it was computed for, its length then, and the text. */
   #view: { refs: unknown[]; text: string } | undefined;
+
+  /** The write-back state (wire-state.ts), kept here rather than in that module's WeakMap. */
+  #wire: CellWireState | undefined = undefined;
+
+  static {
+    registerCellWireSlot({
+      get: (m) => (#wire in m ? m.#wire : undefined),
+      set: (m, s) => {
+        if (!(#wire in m)) return false;
+        m.#wire = s;
+        return true;
+      },
+    });
+  }
 
   /**
    * Make a message.

@@ -5,7 +5,7 @@
  * AI's prose in the turns between gets a smaller budget. The reference profile renders every
  * cell with the one policy (SPEC §0); a fitted document (`fit.ts`) has its own gradient.
  */
-import { fmt2hist } from '../chat/index.js';
+import { fmt2hist, type Msg } from '../chat/index.js';
 import type { Policy } from '../dsl/render.js';
 import { isRecordCell, type DialogLike, type MessageLike } from './cells.js';
 
@@ -39,12 +39,17 @@ function isBlank(m: MessageLike): boolean {
  * The results a rendered cell holds: a code cell with outputs has one, a reply one per tool
  * result. A malformed field counts none (the rendering then reports it, naming the cell).
  */
-function resultCount(m: MessageLike): number {
+function resultCount(m: MessageLike, parse: (m: MessageLike) => Msg[]): number {
   if (m.type === 'code') return Array.isArray(m.output) && m.output.length > 0 ? 1 : 0;
   if (m.type !== 'prompt' || typeof m.reply !== 'string' || m.reply === '') return 0;
   let n = 0;
-  for (const msg of fmt2hist(m.reply)) for (const part of msg.content) if (part.type === 'tool_result') n++;
+  for (const msg of parse(m)) for (const part of msg.content) if (part.type === 'tool_result') n++;
   return n;
+}
+
+/** The parse of a prompt's reply: `fmt2hist` of it. */
+function parseReply(m: MessageLike): Msg[] {
+  return fmt2hist(m.reply);
 }
 
 /** `p` with `resultToks` scaled by a turn's share of its pool (`units`, see RECENT_RESULT_POOL). */
@@ -60,8 +65,10 @@ function pooled(p: Policy, pool: number, cap: number, results: number): Policy {
  * cell at the end does not take the latest turn's pool. Only `resultToks` and `asstToks`
  * change: rounded down, a scaled result budget at most `Number.MAX_SAFE_INTEGER`, and a prose
  * budget of at least 1 token where the policy's is.
+ * @param parse the parse of a prompt's reply (a string, not `''`) whose tool results are
+ *   counted: `fmt2hist(m.reply)` (the default), or the same messages from a caller's memo.
  */
-export function recencyPolicies(d: DialogLike, p: Policy): (Policy | undefined)[] {
+export function recencyPolicies(d: DialogLike, p: Policy, parse: (m: MessageLike) => Msg[] = parseReply): (Policy | undefined)[] {
   // Turn of each rendered cell, counting only turns that show something.
   const turnOf: (number | undefined)[] = [];
   let turns = 0;
@@ -85,8 +92,8 @@ export function recencyPolicies(d: DialogLike, p: Policy): (Policy | undefined)[
     if (t === undefined) return;
     const age = latest - t;
     if (age < 0) return;
-    if (age < recent) counts[age]! += resultCount(m);
-    else if (t === 0) firstCount += resultCount(m);
+    if (age < recent) counts[age]! += resultCount(m, parse);
+    else if (t === 0) firstCount += resultCount(m, parse);
   });
   const byAge = counts.map((n, age) => pooled(p, RECENT_RESULT_POOL[age]!, RECENT_RESULT_CAP[age]!, n));
   const first = pooled(p, FIRST_TURN_POOL, FIRST_TURN_CAP, firstCount);

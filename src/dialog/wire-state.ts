@@ -4,9 +4,11 @@
  * of the public `Message` / `Dialog` fields. Internal to the library: `dialog/` and `notebook/`
  * use it, no entry point exports it.
  *
- * The records live in WeakMaps keyed by the message or dialog object, so they follow the
- * object's lifetime and stay invisible to `Object.keys`, spreading and `JSON.stringify`.
- * `Message` and `Dialog` create theirs in their constructors and copy them in `clone()`.
+ * A message's record lives in a private field of the message (reached through the slot
+ * `Message` registers); other records live in WeakMaps keyed by the object. Either way they
+ * follow the object's lifetime and stay invisible to `Object.keys`, spreading and
+ * `JSON.stringify`. `Message` and `Dialog` create theirs in their constructors and copy them in
+ * `clone()`.
  */
 import { cloneJson, type JsonObject } from './cells.js';
 
@@ -55,10 +57,33 @@ export interface DialogWireState {
 const cells = new WeakMap<object, CellWireState>();
 const dialogs = new WeakMap<object, DialogWireState>();
 
+/**
+ * A place in the object itself where a class keeps its instances' state (`Message` keeps it in
+ * a private field, which is cheaper to reach than a WeakMap entry and just as invisible):
+ * `get` gives the state of one of its instances (`undefined` for other objects), `set` stores
+ * it and tells whether the object is one of its instances.
+ */
+export interface CellWireSlot {
+  get(m: object): CellWireState | undefined;
+  set(m: object, s: CellWireState): boolean;
+}
+
+let slot: CellWireSlot | undefined;
+
+/** (For `Message` only.) Keep the state of the slot's objects in the slot instead of the WeakMap. */
+export function registerCellWireSlot(s: CellWireSlot): void {
+  slot = s;
+}
+
+/** Store `s` as the state of `m`: in the slot when `m` has one, else in the WeakMap. */
+function setCellWire(m: object, s: CellWireState): void {
+  if (slot === undefined || !slot.set(m, s)) cells.set(m, s);
+}
+
 /** Give a new message its initial write-back state (`solveitAi` is true for a prompt). */
 export function initCellWire(m: object, prompt: boolean): CellWireState {
   const s: CellWireState = { solveitAi: prompt, readAsPrompt: false, hadSeparator: false, flagValues: {}, extra: {} };
-  cells.set(m, s);
+  setCellWire(m, s);
   return s;
 }
 
@@ -67,13 +92,13 @@ export function initCellWire(m: object, prompt: boolean): CellWireState {
  * that was not made by the `Message` constructor gets the state of a fresh non-prompt cell.
  */
 export function cellWire(m: object): CellWireState {
-  return cells.get(m) ?? initCellWire(m, false);
+  return slot?.get(m) ?? cells.get(m) ?? initCellWire(m, false);
 }
 
 /** Copy `from`'s write-back state to `to` (JSON values deep-copied). */
 export function copyCellWire(from: object, to: object): void {
   const s = cellWire(from);
-  cells.set(to, {
+  setCellWire(to, {
     solveitAi: s.solveitAi,
     readAsPrompt: s.readAsPrompt,
     hadSeparator: s.hadSeparator,

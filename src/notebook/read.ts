@@ -190,13 +190,14 @@ function readCell(value: unknown, i: number, file: string): Message {
   const c: UncheckedCell = value;
   const rawId = c.id;
   // Errors name the cell by its id when that is a well-formed id (safe to print), else by index.
-  const where: string | number = typeof rawId === 'string' && CELL_ID_RE.test(rawId) ? rawId : i;
+  // (Worked out only for an error.)
+  const where = (): string | number => (typeof rawId === 'string' && CELL_ID_RE.test(rawId) ? rawId : i);
   if (rawId !== undefined && rawId !== null && typeof rawId !== 'string') {
     throw new NotebookError(`cell id must be a string, got ${describe(rawId)}`, file, i, 'id');
   }
   const ct = c.cell_type;
   if (ct !== 'code' && ct !== 'markdown' && ct !== 'raw') {
-    throw new NotebookError(`unknown cell type ${describe(ct)} (expected code, markdown or raw)`, file, where, 'cell_type');
+    throw new NotebookError(`unknown cell type ${describe(ct)} (expected code, markdown or raw)`, file, where(), 'cell_type');
   }
 
   let source: string;
@@ -204,17 +205,17 @@ function readCell(value: unknown, i: number, file: string): Message {
   if (s === undefined) source = '';
   else if (typeof s === 'string') source = s;
   else if (Array.isArray(s) && allStrings(s)) source = concatAll(s);
-  else throw new NotebookError(`source must be a string or a list of strings, got ${describe(s)}`, file, where, 'source');
+  else throw new NotebookError(`source must be a string or a list of strings, got ${describe(s)}`, file, where(), 'source');
 
   let meta: JsonObject;
   if (c.metadata === undefined) meta = {};
   else if (isJsonObject(c.metadata)) meta = c.metadata;
-  else throw new NotebookError(`cell metadata must be an object, got ${describe(c.metadata)}`, file, where, 'metadata');
+  else throw new NotebookError(`cell metadata must be an object, got ${describe(c.metadata)}`, file, where(), 'metadata');
 
   let attachments: JsonObject | undefined;
   if (c.attachments !== undefined) {
     if (!isJsonObject(c.attachments)) {
-      throw new NotebookError(`attachments must be an object, got ${describe(c.attachments)}`, file, where, 'attachments');
+      throw new NotebookError(`attachments must be an object, got ${describe(c.attachments)}`, file, where(), 'attachments');
     }
     attachments = c.attachments;
   }
@@ -251,7 +252,7 @@ function readCell(value: unknown, i: number, file: string): Message {
   let executionCount: unknown = null;
   if (ct === 'code') {
     if (c.outputs !== undefined) {
-      if (!Array.isArray(c.outputs)) throw new NotebookError(`outputs must be a list, got ${describe(c.outputs)}`, file, where, 'outputs');
+      if (!Array.isArray(c.outputs)) throw new NotebookError(`outputs must be a list, got ${describe(c.outputs)}`, file, where(), 'outputs');
       output = c.outputs;
     }
     if (c.execution_count !== undefined) executionCount = c.execution_count;

@@ -156,28 +156,33 @@ export function splitLines(s: string): string[] {
   return out;
 }
 
+/** Line breaks of `splitlines` other than `\n`. */
+const OTHER_BREAK = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
 /**
- * Whether `lines` is `splitLines(text)`, where `text` is `lines.join('')`: no line break other
- * than `\n` in the text, each line but the last ending with its only `\n`, the last not empty
- * and with no `\n` but at its end.
+ * Whether `lines` is surely `splitLines(lines.join(''))`, found without joining them: no entry
+ * holds a line break other than `\n`, each entry but the last ends with its only `\n`, the
+ * last is not empty and holds no `\n` but at its end (an empty entry anywhere is not how
+ * splitting writes it: the old writer drops it).
+ * @param lines the list (of strings) to test.
+ * @returns true only when splitting the joined text gives this very list back; for a list
+ *   whose only line breaks are `\n`, exactly then (with other breaks it is false).
  */
-function isSplit(lines: readonly string[], text: string): boolean {
-  if (hasOtherLineBreak(text)) return false;
+export function isSplitList(lines: readonly string[]): boolean {
   const last = lines.length - 1;
   for (let i = 0; i <= last; i++) {
     const e = lines[i] as string;
-    // An empty entry anywhere is not how splitting writes it: the old writer drops it.
     if (e === '') return false;
     const q = e.indexOf('\n');
     if (i < last ? q !== e.length - 1 : q >= 0 && q !== e.length - 1) return false;
+    if (OTHER_BREAK.test(e)) return false;
   }
   return true;
 }
 
 /** The lines of a list of strings joined: the list itself when it already is those lines. */
 function linesOfList(list: string[]): readonly string[] {
-  const text = list.join('');
-  return isSplit(list, text) ? list : splitLines(text);
+  return isSplitList(list) ? list : splitLines(list.join(''));
 }
 
 /** write.ts's `bundleView`, in plain form. */

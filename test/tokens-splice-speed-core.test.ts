@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encToks, fitsToks, lenToks, midCuts, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
-import { asSplice, fitsToksLike, lenToksLike, spliceFits, spliceToks } from '../src/tokens/splice.js';
+import { asSplice, fitsToksLike, lenToksLike, midSplit, spliceFits, spliceToks } from '../src/tokens/splice.js';
 import { definitionalCut, fcParams, PIECE_UNITS } from './support.js';
 
 const UNITS = PIECE_UNITS;
@@ -107,6 +107,56 @@ describe('spliceToks', () => {
       expect(spliceToks(s, head, ' … ', tail, fenced - 3, '```python\n', '\n```')).toBeGreaterThan(fenced - 3);
       expect(spliceToks(s, head, ' … ', tail, Number.MAX_SAFE_INTEGER, '```python\n', '\n```')).toBe(fenced);
     }
+  });
+
+  it('splits a middle text where every scan has a piece boundary', () => {
+    // After ASCII punctuation (not an apostrophe) or an ellipsis, before a space.
+    expect(midSplit(' … ')).toBe(2);
+    expect(midSplit('x. y')).toBe(2);
+    expect(midSplit('\n… ')).toBe(2);
+    expect(midSplit('ab, cd: ')).toBe(3);
+    expect(midSplit(') ')).toBe(1);
+    // None: no space after the mark, a letter, digit or apostrophe before the space, a
+    // space first, other punctuation (¶, a mark), or nothing at all.
+    expect(midSplit(' …')).toBe(-1);
+    expect(midSplit('a b')).toBe(-1);
+    expect(midSplit('7 8')).toBe(-1);
+    expect(midSplit("' x")).toBe(-1);
+    expect(midSplit(' x')).toBe(-1);
+    expect(midSplit(' ¶ ')).toBe(-1);
+    expect(midSplit('e\u0301 ')).toBe(-1);
+    expect(midSplit('…\n')).toBe(-1);
+    expect(midSplit('')).toBe(-1);
+  });
+
+  it('counts cuts stepped down one end at a time exactly (the two halves of the middle seam kept apart)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...UNITS), { minLength: 40, maxLength: 300 }).map((a) => a.join('')),
+        fc.constantFrom(' … ', 'x. y', ', ', '\n… '),
+        fc.constantFrom('', '```python\n', '» '),
+        fc.constantFrom('', '\n```', ' »'),
+        fc.nat(),
+        fc.nat(),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+        (s, mid, pre, suf, a, b, steps) => {
+          tokensInternals.clearCache();
+          fitsToks(s, 20);
+          let head = a % (s.length + 1);
+          let tail = head + (b % (s.length - head + 1));
+          for (const moveHead of steps) {
+            const want = lenToks(pre + s.slice(0, head) + mid + s.slice(tail) + suf);
+            expect(spliceToks(s, head, mid, tail, Number.MAX_SAFE_INTEGER)).toBe(lenToks(s.slice(0, head) + mid + s.slice(tail)));
+            expect(spliceToks(s, head, mid, tail, want - 1, pre, suf)).toBeGreaterThan(want - 1);
+            expect(spliceToks(s, head, mid, tail, Number.MAX_SAFE_INTEGER, pre, suf)).toBe(want);
+            // One end moves outwards by a few units (less text kept), the other stays.
+            if (moveHead) head = Math.max(0, head - 3);
+            else tail = Math.min(s.length, tail + 5);
+          }
+        },
+      ),
+      fcParams(300),
+    );
   });
 
   it('rejects spans out of order', () => {

@@ -197,10 +197,11 @@ function tailIds(f: Front, q: number, front: readonly number[], flen: number, b:
         cums = segCums;
         ids = seg;
       } else {
+        // (The first window has nothing after it: its arrays are taken as they are.)
         for (let i = 0; i < cums.length; i++) cums[i]! += count;
-        ends = segEnds.length > 0 ? segEnds.concat(ends) : ends;
-        cums = segCums.length > 0 ? segCums.concat(cums) : cums;
-        ids = seg.length > 0 ? seg.concat(ids) : ids;
+        ends = ends.length === 0 ? segEnds : segEnds.length > 0 ? segEnds.concat(ends) : ends;
+        cums = cums.length === 0 ? segCums : segCums.length > 0 ? segCums.concat(cums) : cums;
+        ids = ids.length === 0 ? seg : seg.length > 0 ? seg.concat(ids) : ids;
       }
       if (ids.length > b) ids = ids.slice(ids.length - b);
       p = np;

@@ -37,22 +37,43 @@ export interface Front {
 }
 
 /**
- * Token counts of the seams of a splice of a front's text (`splice.ts`): the prefix seam
- * (`pre` before the text up to the resynchronisation point `j0`), the middle seam (`head`, the
- * text's end from `tail` up to the point `j`) and the end seam (the text from `e`, then `suf`).
- * A count is kept only when exact (-1 for "no piece ends there", also exact); -2 means unknown.
+ * Token counts of the seams of a splice of a front's text `s` (`splice.ts`): the prefix seam
+ * (`pre` before the text up to the resynchronisation point `j0`), the middle seam (the head's
+ * seam `hpre + s.slice(hq, hh) + hmid`, then the text's end from `tail` up to the point `j`)
+ * and the end seam (the text from `e`, then `suf`). A count is kept only when exact (-1 for
+ * "no piece ends there", also exact); -2 means unknown.
  */
 export interface SeamMemo {
   pre: string;
   j0: number;
   c1: number;
-  head: string;
+  hpre: string;
+  hq: number;
+  hh: number;
+  hmid: string;
   tail: number;
   j: number;
   c2: number;
   e: number;
   suf: string;
   c3: number;
+  /**
+   * The middle seam in two parts, split at a piece boundary inside the middle text (see
+   * `splice.ts`, `midSplit`): the tokens `cl` of the head's seam `lpre + s.slice(lq, lh) +`
+   * the middle up to the split (`lmid` the whole middle), and the tokens `cr` of the middle's
+   * rest `right` then the text from `rTail` up to the point `rJ`; so a cut that moves one end
+   * of its middle alone (as a budget stepped down one token at a time does) encodes only that
+   * end's part again.
+   */
+  lpre: string;
+  lq: number;
+  lh: number;
+  lmid: string;
+  cl: number;
+  right: string;
+  rTail: number;
+  rJ: number;
+  cr: number;
 }
 
 /**

@@ -29,8 +29,12 @@ import { isBoundary } from './resync.js';
 /** Remember a text's token count (see `fronts.ts`), for renderers that make a text they know the count of. */
 export { noteCount };
 
-/** Units kept between a known piece end and a join (the pre-tokeniser looks at most 3 past a piece). */
-const MARGIN = 8;
+/**
+ * Units kept between a known piece end and a join: the scan that ends a piece at `q` after a
+ * character other than white space reads at most `s[q, q + 3)` (a contraction such as `'ll`),
+ * so 3 would do; one more for slack. (Fewer units before a join: fewer pieces encoded again.)
+ */
+const MARGIN = 4;
 /** Units of text after a seam's last piece given to the scan, so that piece is decided as in the whole. */
 const LOOK = 8;
 /** How far past a join a resynchronisation point is looked for. */
@@ -120,15 +124,17 @@ function syncIn(s: string, lo: number, hi: number): number {
  * {@link FRONT_MAX_IDS} ids.
  */
 function extendFront(f: Front, upTo: number, stopIds: number, t: Table): void {
-  const s = f.s;
-  while (f.pos < upTo) {
-    if (f.ids.length > FRONT_MAX_IDS) return;
-    if (f.ids.length > stopIds && f.pos > 0 && !isWs(s.charCodeAt(f.pos - 1))) return;
-    const end = pieceEnd(s, f.pos);
-    encodePiece(s, f.pos, end, t, f.ids);
-    f.pos = end;
-    f.ends.push(end);
-    f.cums.push(f.ids.length);
+  const { s, ids, ends, cums } = f;
+  let pos = f.pos;
+  const most = Math.min(stopIds, FRONT_MAX_IDS);
+  while (pos < upTo) {
+    // (Past `stopIds` ids the white-space test decides; past FRONT_MAX_IDS the front stops.)
+    if (ids.length > most && (ids.length > FRONT_MAX_IDS || (pos > 0 && !isWs(s.charCodeAt(pos - 1))))) break;
+    const end = pieceEnd(s, pos);
+    encodePiece(s, pos, end, t, ids);
+    f.pos = pos = end;
+    ends.push(end);
+    cums.push(ids.length);
   }
 }
 
@@ -227,17 +233,25 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
       }
     } else q = 0;
   }
-  const seamHead = (q === 0 ? pre : '') + s.slice(q, head) + mid;
+  const hpre = q === 0 ? pre : '';
   // Tail side: from a resynchronisation point j after the join, the pieces are those of s, up
   // to a piece end e before the suffix.
   const j = tail < n ? syncIn(s, tail + 2, tail + SYNC_SCAN) : -1;
-  if (j < 0 || j + LOOK + MARGIN >= n) return known + countAll(seamHead + s.slice(tail) + suf, t, limit - known);
+  if (j < 0 || j + LOOK + MARGIN >= n) return known + countAll(hpre + s.slice(q, head) + mid + s.slice(tail) + suf, t, limit - known);
   const m = seamsOf(f);
-  let c2 = m.tail === tail && m.j === j && m.head === seamHead ? m.c2 : -2;
+  // (The memo's keys are the seam's bounds, not its text: no string is made for a hit.)
+  let c2 = m.tail === tail && m.j === j && m.hq === q && m.hh === head && m.hmid === mid && m.hpre === hpre ? m.c2 : -2;
   if (c2 === -2) {
-    c2 = countTo(seamHead + s.slice(tail, j + LOOK), seamHead.length + (j - tail), t, limit - known);
+    c2 = splitSeam(s, m, hpre, q, head, mid, tail, j, limit - known, t);
+    if (c2 === -2) {
+      const seamHead = hpre + s.slice(q, head) + mid;
+      c2 = countTo(seamHead + s.slice(tail, j + LOOK), seamHead.length + (j - tail), t, limit - known);
+    }
     if (c2 <= limit - known) {
-      m.head = seamHead;
+      m.hpre = hpre;
+      m.hq = q;
+      m.hh = head;
+      m.hmid = mid;
       m.tail = tail;
       m.j = j;
       m.c2 = c2;
@@ -256,6 +270,78 @@ export function spliceToks(s: string, head: number, mid: string, tail: number, l
   if (rj < 0 || re < 0) return direct();
   const mid2 = known + c2 + (re - rj);
   return mid2 + endSeam(f, e, suf, limit - mid2, t);
+}
+
+/** The last text given to {@link midSplit}, and its answer. */
+let splitMid = '';
+let splitAt = -1;
+
+/**
+ * A UTF-16 index `i` (`0 < i < mid.length`) where every scan of a text holding `mid` has a piece
+ * boundary, whatever comes before or after it, or -1 for none found: the first `i` with
+ * `mid[i]` a space and `mid[i - 1]` ASCII punctuation other than `'`, or `…` (U+2026). No
+ * alternative of the pre-token pattern takes such a character and then a space: a letter run
+ * may begin with it but must then go on with a letter, a punctuation run stops at the space
+ * (its optional tail takes only `\r`, `\n` and `/`), the white-space runs hold no punctuation.
+ * The scan that decides the piece ending there reads nothing past the space, and the pattern
+ * has no look-behind, so the pieces up to `i` are those of the text before `i` plus `mid[i]`,
+ * and the pieces from `i` are those of the text from `i` on.
+ */
+export function midSplit(mid: string): number {
+  if (mid === splitMid) return splitAt;
+  let at = -1;
+  for (let i = 1; i < mid.length; i++) {
+    if (mid.charCodeAt(i) !== 32) continue;
+    const c = mid.charCodeAt(i - 1);
+    const punct = (c >= 0x21 && c <= 0x2f && c !== 0x27) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);
+    if (punct || c === 0x2026) {
+      at = i;
+      break;
+    }
+  }
+  splitMid = mid;
+  splitAt = at;
+  return at;
+}
+
+/**
+ * The middle seam's tokens (the head's seam `hpre + s.slice(q, head) + mid`, then `s[tail, j)`,
+ * the pieces ending at `j`) counted in two parts split at {@link midSplit} of `mid`, each kept
+ * on the memo `m` on its own, so that a cut that keeps one end of the last one encodes only the
+ * other part; above `budget`, any number above it. -2 when `mid` has no split point or a part
+ * has no piece end where expected (the caller then counts the seam whole).
+ */
+function splitSeam(s: string, m: SeamMemo, hpre: string, q: number, head: number, mid: string, tail: number, j: number, budget: number, t: Table): number {
+  const at = midSplit(mid);
+  if (at < 0) return -2;
+  const rest = mid.length - at;
+  let l = m.lq === q && m.lh === head && m.lmid === mid && m.lpre === hpre ? m.cl : -2;
+  if (l === -2) {
+    const left = hpre + s.slice(q, head) + mid;
+    l = countTo(left, left.length - rest, t, budget);
+    if (l < 0) return -2;
+    if (l <= budget) {
+      m.lpre = hpre;
+      m.lq = q;
+      m.lh = head;
+      m.lmid = mid;
+      m.cl = l;
+    }
+  }
+  if (l > budget) return l;
+  const right = rest === 1 ? ' ' : mid.slice(at);
+  let r = m.rTail === tail && m.rJ === j && m.right === right ? m.cr : -2;
+  if (r === -2) {
+    r = countTo(right + s.slice(tail, j + LOOK), rest + (j - tail), t, budget - l);
+    if (r < 0) return -2;
+    if (r <= budget - l) {
+      m.right = right;
+      m.rTail = tail;
+      m.rJ = j;
+      m.cr = r;
+    }
+  }
+  return l + r;
 }
 
 /**
@@ -359,7 +445,30 @@ export function spacedToks(x: string, n: number): number {
 function seamsOf(f: Front): SeamMemo {
   let m = f.seams;
   if (m === undefined) {
-    m = { pre: '', j0: -1, c1: -2, head: '', tail: -1, j: -1, c2: -2, e: -1, suf: '', c3: -2 };
+    m = {
+      pre: '',
+      j0: -1,
+      c1: -2,
+      hpre: '',
+      hq: -1,
+      hh: -1,
+      hmid: '',
+      tail: -1,
+      j: -1,
+      c2: -2,
+      e: -1,
+      suf: '',
+      c3: -2,
+      lpre: '',
+      lq: -1,
+      lh: -1,
+      lmid: '',
+      cl: -2,
+      right: '',
+      rTail: -1,
+      rJ: -1,
+      cr: -2,
+    };
     f.seams = m;
   }
   return m;

@@ -21,7 +21,7 @@ import { cleanMidCutParts, cleanTruncMid, graphemeCeil, graphemeFloor } from '..
 import { closeOpenFence, hasFenceRun, joinCut, joinCutParts } from '../src/dsl/fences-repair.js';
 import { dropThinkingLines } from '../src/dsl/clean-text.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
-import { formatSize, htmlText, markBinaryRuns } from '../src/dsl/media.js';
+import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
 import { compactChat, compactResult, compactText, fencedCode } from '../src/dsl/render.js';
 import { aiOutput } from '../src/dialog/ai-output.js';
 import { compactDialog, dlg2compact, flatPieces } from '../src/dialog/compact.js';
@@ -309,6 +309,32 @@ describe('non-text outputs and binary runs', () => {
     expect(markBinaryRuns(`a\n${wrapped}\nb`)).toBe('a\n[base64 360 B]\nb');
     const reply = `Here.\n\n\`\`\`json {.tool}\n${JSON.stringify({ id: 't1', name: 'view', args: { p: 'x' }, result: `data:image/png;base64,${'iVBORw0KGgo'.repeat(4000)}` })}\n\`\`\``;
     expect(compactReply(reply, CLEAN)).toBe("Here.\n▶ view(p='x')\n> [image/png 32 KB]");
+  });
+
+  it('a run on two lines is marked when it reaches 256 characters, whichever line is long', () => {
+    const b64 = 'QUJDRGVmZ2hpams0NTY3'.repeat(10); // 200 base64 characters
+    // 200 + a line break + 56 = 257 characters, 256 of them base64: 192 bytes
+    expect(markBinaryRuns(`raw\n${b64}\n${b64.slice(0, 56)}\nend`)).toBe('raw\n[base64 192 B]\nend');
+    // 193 + 1 + 59 = 253 characters: too short
+    const short = `raw\n${b64.slice(0, 193)}\n${b64.slice(0, 59)}\nend`;
+    expect(markBinaryRuns(short)).toBe(short);
+    // a rule of dashes over a line of text is no run
+    const rule = `${'-'.repeat(120)}\nVariable   Type   Data\n${'-'.repeat(120)}\nx          int    1`;
+    expect(markBinaryRuns(rule)).toBe(rule);
+  });
+
+  it('hasWrappedPair: two lines of at least 60 base64 characters joined by a line break', () => {
+    const a = 'A'.repeat(60);
+    const b = 'b'.repeat(60);
+    expect(hasWrappedPair(`${a}\n${b}`)).toBe(true);
+    expect(hasWrappedPair(`${a}\r\n${b}`)).toBe(true);
+    expect(hasWrappedPair(`${a}\r${b}`)).toBe(true);
+    expect(hasWrappedPair(`x ${a}\\n${b} y`)).toBe(true); // a JSON-escaped line break
+    expect(hasWrappedPair(`${a}\n${b.slice(1)}`)).toBe(false); // the second line has 59
+    expect(hasWrappedPair(`${a.slice(1)}\n${b}`)).toBe(false); // the first line has 59
+    expect(hasWrappedPair(`${a} ${b}`)).toBe(false); // a space is no line break
+    expect(hasWrappedPair(`${a}\n=${b}`)).toBe(false); // the next line must start with a base64 character
+    expect(hasWrappedPair(`${'-'.repeat(80)}\nVariable x`)).toBe(false);
   });
 
   it('formatSize', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { evidenceCut, evidenceCutLines } from '../src/dsl/evidence-cut.js';
-import { surelyOverToks } from '../src/dsl/evidence-count.js';
+import { pieceFloor, surelyOverToks } from '../src/dsl/evidence-count.js';
 import { mayHoldUrlOrPath } from '../src/dsl/evidence-scan.js';
 import { pyNonBlankLines } from '../src/python/strings.js';
 import { compactResult } from '../src/dsl/render.js';
@@ -131,6 +131,23 @@ describe('surelyOverToks', () => {
     expect(surelyOverToks('a\n b', 1)).toBe(false);
     // Camel case splits in two pieces, which this does not see.
     expect(surelyOverToks('HelloWorld', 1)).toBe(false);
+  });
+});
+
+describe('pieceFloor', () => {
+  it('counts the pieces that pre-token boundaries alone give, to the end when at most n', () => {
+    expect(pieceFloor('', 5)).toBe(0);
+    expect(pieceFloor('hello world', 10)).toBe(2); // 'hello', ' world'
+    expect(pieceFloor('x, y', 10)).toBe(3); // 'x', ',', ' y'
+    expect(pieceFloor('a1b2', 10)).toBe(4); // letters and digits apart
+    expect(pieceFloor('1234567', 10)).toBe(3); // '123', '456', '7'
+    expect(pieceFloor("don't", 10)).toBe(1); // no boundary is sure before the apostrophe
+    expect(pieceFloor('a\u00a0b', 10)).toBe(2); // no-break space after a letter
+  });
+  it('stops once the count exceeds n, returning n + 1', () => {
+    expect(pieceFloor('x', 0)).toBe(1);
+    expect(pieceFloor('hello world', 1)).toBe(2);
+    expect(pieceFloor('a b c d e f', 2)).toBe(3);
   });
 });
 

@@ -4,7 +4,7 @@
  * would take quadratic time.
  */
 import { describe, expect, it } from 'vitest';
-import { cutAt, eachError, eachPath, eachUrl, errorSpans, hasUrlOrPath, pathSpans, urlSpans } from '../src/dsl/evidence-scan.js';
+import { cutAt, eachError, eachPath, eachPathSpan, eachUrl, eachUrlSpan, errorSpans, hasUrlOrPath, pathSpans, urlSpans } from '../src/dsl/evidence-scan.js';
 import { compactResult } from '../src/dsl/render.js';
 import { gatherFacts } from '../src/dsl/evidence-index.js';
 
@@ -63,6 +63,24 @@ describe('facts of tool calls', () => {
     );
     d.mkMessage('Load them', { type: 'prompt', id: 'p1', reply: `Answer: x = 5 is fine.\n\n\`\`\`json {.tool}\n${block}\n\`\`\`` });
     expect(withFlatIndex(d, '', 100)).toBe('\n\n## Also in the dialog, cut above\n\nErrors: FileNotFoundError\nDefined in code: ORDERS_PATH, load_orders');
+  });
+});
+
+describe('span callbacks (the evidence cut)', () => {
+  it('give the offsets of URLs and paths in order, and stop when the callback says so', () => {
+    const t = 'see https://x.org/a and /srv/app/main.py or ./b/c.csv';
+    const urls: Array<[number, number]> = [];
+    eachUrlSpan(t, (a, b) => urls.push([a, b]) < 0);
+    expect(urls).toEqual([[4, 19]]);
+    const paths: Array<[string, number, number]> = [];
+    eachPathSpan(t, (p, a, b) => paths.push([p, a, b]) < 0);
+    expect(paths).toEqual([
+      ['/srv/app/main.py', 24, 40],
+      ['./b/c.csv', 44, 53],
+    ]);
+    const first: string[] = [];
+    eachPathSpan(t, (p) => first.push(p) > 0);
+    expect(first).toEqual(['/srv/app/main.py']);
   });
 });
 

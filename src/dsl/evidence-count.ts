@@ -68,55 +68,89 @@ export function assembledToks(prefix: string, lines: readonly string[], kept: re
   return total;
 }
 
-/** White space as o200k_base's pre-tokeniser sees it, other than `\r` and `\n`: tab, `\v`, `\f`, space, U+0085, U+00A0 … */
-function isSpaceUnit(c: number): boolean {
-  if (c < 0x85) return c === 32 || c === 9 || c === 11 || c === 12;
-  return (
-    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
-  );
+// Character kinds for the piece-boundary test below: 0 an ASCII letter, 1 an ASCII digit, 2 tab,
+// `\v`, `\f` or space, 3 `\r` or `\n`, 4 `'`, 5 other ASCII, 6 other white space (U+0085,
+// U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000), 7 any other character.
+const LETTER = 0;
+const DIGIT = 1;
+const SPACE = 2;
+const NEWLINE = 3;
+const APOS = 4;
+const PUNCT = 5;
+const WIDE_SPACE = 6;
+const WIDE = 7;
+
+/** The kind of each UTF-16 unit (one table lookup per unit in the scan below). */
+const KIND = new Uint8Array(65536).fill(WIDE);
+KIND.fill(PUNCT, 0, 128);
+KIND.fill(LETTER, 65, 91);
+KIND.fill(LETTER, 97, 123);
+KIND.fill(DIGIT, 48, 58);
+for (const c of [9, 11, 12, 32]) KIND[c] = SPACE;
+KIND[10] = NEWLINE;
+KIND[13] = NEWLINE;
+KIND[39] = APOS;
+for (const c of [0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000]) KIND[c] = WIDE_SPACE;
+KIND.fill(WIDE_SPACE, 0x2000, 0x200b);
+
+/**
+ * 1 at `previous kind * 8 + kind` when a piece surely starts between the two units (a digit
+ * after a digit aside: runs of three): white space after a unit other than white space,
+ * `\r` or `\n`; a digit after any other ASCII unit; any ASCII unit after a digit; ASCII
+ * punctuation (other than `'`, `\r`, `\n`) or white space after an ASCII letter.
+ */
+const BREAK = new Uint8Array(64);
+for (let p = 0; p < 8; p++) {
+  for (let c = 0; c < 8; c++) {
+    let cut: boolean;
+    if (c === SPACE || c === WIDE_SPACE) cut = p !== SPACE && p !== WIDE_SPACE && p !== NEWLINE;
+    else if (c === DIGIT) cut = p !== DIGIT && p !== WIDE_SPACE && p !== WIDE;
+    else if (p === DIGIT) cut = c !== WIDE;
+    else cut = p === LETTER && c === PUNCT;
+    BREAK[p * 8 + c] = cut ? 1 : 0;
+  }
 }
 
 /**
  * Whether `s` surely has more than `n` tokens, judged by pre-token boundaries alone (no merge):
- * each pre-token piece gives at least one token, and a piece boundary lies wherever a character
- * other than white space is followed by white space other than `\r`/`\n` (a piece has white
- * space only at its start, but for `\r`/`\n` after punctuation), between an ASCII digit and
- * another ASCII character, after an ASCII letter followed by ASCII punctuation other than `'`,
- * and after every three digits of a run. False says nothing: `s` may still have more.
+ * `pieceFloor(s, n) > n`. False says nothing: `s` may still have more.
  * @param s any text. @param n a token count.
  * @returns true only when `lenToks(s) > n`. Stops scanning once the pieces found exceed `n`.
  */
 export function surelyOverToks(s: string, n: number): boolean {
-  if (s.length === 0) return n < 0;
+  return pieceFloor(s, n) > n;
+}
+
+/**
+ * A lower bound of `lenToks(s)` from pre-token boundaries alone (no merge), counted no further
+ * than `n + 1`: each pre-token piece gives at least one token, and a piece boundary lies
+ * wherever a character other than white space is followed by white space other than `\r`/`\n`
+ * (a piece has white space only at its start, but for `\r`/`\n` after punctuation), between an
+ * ASCII digit and another ASCII character, after an ASCII letter followed by ASCII punctuation
+ * other than `'`, and after every three digits of a run.
+ * @param s any text. @param n a token count.
+ * @returns 0 for `''`; otherwise the count of pieces so found, stopping (and returning) as soon
+ *   as it exceeds `n` — so a result of at most `n` is the count for the whole of `s`.
+ */
+export function pieceFloor(s: string, n: number): number {
+  const len = s.length;
+  if (len === 0) return 0;
   let pieces = 1;
-  if (pieces > n) return true;
-  let p = s.charCodeAt(0);
-  let digits = p >= 48 && p <= 57 ? 1 : 0;
-  for (let j = 1; j < s.length; j++) {
-    const c = s.charCodeAt(j);
-    const cDigit = c >= 48 && c <= 57;
-    let cut = false;
-    if (cDigit) {
-      if (p >= 48 && p <= 57) {
-        if (++digits > 3) {
-          digits = 1;
-          cut = true;
-        }
-      } else {
+  if (pieces > n) return pieces;
+  let p = KIND[s.charCodeAt(0)]!;
+  let digits = p === DIGIT ? 1 : 0;
+  for (let j = 1; j < len; j++) {
+    const k = KIND[s.charCodeAt(j)]!;
+    if (k === DIGIT && p === DIGIT) {
+      if (++digits > 3) {
         digits = 1;
-        cut = p < 128;
+        if (++pieces > n) return pieces;
       }
     } else {
-      digits = 0;
-      if (isSpaceUnit(c)) cut = !isSpaceUnit(p) && p !== 10 && p !== 13;
-      else if (c < 128 && p < 128) {
-        const pLetter = (p >= 65 && p <= 90) || (p >= 97 && p <= 122);
-        const cPunct = !((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) && c !== 39 && c !== 10 && c !== 13;
-        cut = (p >= 48 && p <= 57) || (pLetter && cPunct);
-      }
+      digits = k === DIGIT ? 1 : 0;
+      if (BREAK[p * 8 + k] === 1 && ++pieces > n) return pieces;
     }
-    if (cut && ++pieces > n) return true;
-    p = c;
+    p = k;
   }
-  return false;
+  return pieces;
 }

@@ -29,8 +29,8 @@
 import { pyNonBlankLines } from '../python/strings.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
 import { fitsToksFront } from '../tokens/budget.js';
-import { assemble, assembledToks, EVIDENCE_CUT_MARK, JOIN, surelyOverToks, type Unit } from './evidence-count.js';
-import { hasUrlOrPath, mayHoldUrlOrPath, pathSpans, urlSpans } from './evidence-scan.js';
+import { assemble, assembledToks, EVIDENCE_CUT_MARK, JOIN, pieceFloor, surelyOverToks, type Unit } from './evidence-count.js';
+import { eachPathSpan, eachUrlSpan, hasUrlOrPath, mayHoldUrlOrPath } from './evidence-scan.js';
 
 /** The mark put where lines (or the middle of a line) were removed. */
 export { EVIDENCE_CUT_MARK };
@@ -44,20 +44,26 @@ const EXIT_LINE =
   /\b(?:exit(?:ed)?(?: with)?(?: code| status)?[ :=]*-?\d+|returned non-zero|non-zero exit|exit status|return code|Killed|Terminated|timed? ?out|Segmentation fault|core dumped|Aborted)\b/i;
 const NUMBER_LINE = /\d/;
 
-const isErrorLine = (line: string): boolean => ERROR_LINE.test(line) || EXIT_LINE.test(line);
+/**
+ * A word that every match of {@link ERROR_LINE} or {@link EXIT_LINE} holds (any case): one
+ * native pass rules out most lines before the two exact tests.
+ */
+const ERROR_OR_EXIT_WORD =
+  /error|exception|warn|exit|interrupt|traceback|fail|fatal|panic|denied|not found|no such file|cannot|can't|unable|invalid|return|non-zero|killed|terminated|time|segmentation|core dumped|aborted/i;
+
+const isErrorLine = (line: string): boolean => ERROR_OR_EXIT_WORD.test(line) && (ERROR_LINE.test(line) || EXIT_LINE.test(line));
+
+/** How many times the one-unit string `c` occurs in `line` (a native search: lines are often slices). */
+function unitsOf(line: string, c: string): number {
+  let n = 0;
+  for (let i = line.indexOf(c); i >= 0; i = line.indexOf(c, i + 1)) n++;
+  return n;
+}
 
 /** The count of table separators on a line (`|`, tabs, or commas), or 0 for none. */
 function separators(line: string): number {
-  let bars = 0;
-  let tabs = 0;
-  let commas = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c === 124) bars++;
-    else if (c === 9) tabs++;
-    else if (c === 44) commas++;
-  }
-  return Math.max(bars, tabs, commas > 1 ? commas : 0);
+  const commas = unitsOf(line, ',');
+  return Math.max(unitsOf(line, '|'), unitsOf(line, '\t'), commas > 1 ? commas : 0);
 }
 
 // What is known of a line, as bits of `Prepared.facts`: each fact has a bit saying it is known
@@ -77,19 +83,21 @@ const SPANS_MAX = 64;
 /** The URLs and paths of a line, as `[start, end)` offsets in order, no path inside a URL. */
 function spansOf(line: string): Array<[number, number]> {
   const urls: Array<[number, number]> = [];
-  for (const u of urlSpans(line)) if (urls.push([u.start, u.end]) >= SPANS_MAX) break;
-  const out = [...urls];
-  for (const p of pathSpans(line)) {
-    if (out.length >= SPANS_MAX) break;
-    if (!urls.some(([a, b]) => p.start < b && p.end > a)) out.push([p.start, p.end]);
-  }
+  eachUrlSpan(line, (a, b) => urls.push([a, b]) >= SPANS_MAX);
+  const out = urls.slice();
+  eachPathSpan(line, (_, a, b) => {
+    if (out.length >= SPANS_MAX) return true;
+    if (!urls.some(([ua, ub]) => a < ub && b > ua)) out.push([a, b]);
+    return false;
+  });
   return out.sort((a, b) => a[0] - b[0]);
 }
 
 /** A text's lines, their keeping order and what is known of their lengths, kept across calls. */
 interface Prepared {
   lines: readonly string[];
-  whole: string;
+  /** The text joined whole, or how to make it (a caller may know it is over budget: then it is made only for a plain cut). */
+  whole: string | (() => string);
   /**
    * The keeping order as far as it is made: by class (0 the first and last lines, 1 error
    * lines, 2 lines with a URL or path, 3 lines with a digit, 4 others, 5 a table's inner rows),
@@ -104,6 +112,11 @@ interface Prepared {
   facts: Uint8Array;
   /** Per line, its table separator count plus one (0 for not counted yet). */
   seps: Int32Array;
+  /**
+   * Per line, what its pre-token pieces tell of its tokens ({@link pieceFloor}): 0 not scanned,
+   * `k + 1` for exactly `k` pieces (the whole line scanned), `-k` for at least `k` pieces.
+   */
+  floor: Int32Array;
   /** Exact token count of a line, or minus the largest cap it is known to exceed. */
   len: number[];
   /** The spans of a line, once found, with their token counts once counted (-1 before). */
@@ -122,7 +135,7 @@ export function clearPrepared(): void {
   PREPARED.clear();
 }
 
-function prepared(text: string, prefix: string, known?: { lines: readonly string[]; whole: string }): Prepared {
+function prepared(text: string, prefix: string, known?: { lines: readonly string[]; whole: string | (() => string) }): Prepared {
   let byPrefix = PREPARED.get(text);
   const p0 = byPrefix?.get(prefix);
   if (p0 !== undefined) return p0;
@@ -137,6 +150,7 @@ function prepared(text: string, prefix: string, known?: { lines: readonly string
     at: last - 1,
     facts: new Uint8Array(lines.length),
     seps: new Int32Array(lines.length),
+    floor: new Int32Array(lines.length),
     len: [],
     spans: [],
   };
@@ -185,7 +199,9 @@ function maySpan(p: Prepared, i: number): boolean {
   const f = p.facts[i]!;
   if ((f & ERR_KNOWN) !== 0 && (f & ERR) !== 0) return false;
   if ((f & SPAN_KNOWN) !== 0) return (f & SPAN) !== 0;
-  return mayHoldUrlOrPath(p.lines[i]!);
+  if (mayHoldUrlOrPath(p.lines[i]!)) return true;
+  p.facts[i] = f | SPAN_KNOWN; // surely none: hasUrlOrPath would say so too
+  return false;
 }
 
 function sepsOf(p: Prepared, i: number): number {
@@ -221,7 +237,9 @@ function isInner(p: Prepared, i: number): boolean {
 /** Whether line `i` (neither the first nor the last) is of class `c` of the keeping order. */
 function inClass(p: Prepared, i: number, c: number): boolean {
   if (c === 5) return isInner(p, i);
-  return rankOf(p, i) === c && !isInner(p, i);
+  // rankOf(p, i) === c, testing no fact past the one that settles it.
+  const ranked = c === 1 ? isErr(p, i) : !isErr(p, i) && (c === 2 ? hasSpan(p, i) : !hasSpan(p, i) && (c === 3 ? hasDigit(p, i) : !hasDigit(p, i)));
+  return ranked && !isInner(p, i);
 }
 
 /** Entry `k` of the keeping order, made as far as needed; -1 past its end. */
@@ -244,6 +262,19 @@ function orderAt(p: Prepared, k: number): number {
 }
 
 /**
+ * `surelyOverToks(lines[i], n)`, each line's pieces scanned once for all the budgets asked (a
+ * scan that reaches the line's end gives its piece count for any `n`).
+ */
+function surelyOver(p: Prepared, i: number, n: number): boolean {
+  const f = p.floor[i]!;
+  if (f > 0) return f - 1 > n;
+  if (f < 0 && -f > n) return true;
+  const k = pieceFloor(p.lines[i]!, n);
+  p.floor[i] = k > n ? -k : k + 1;
+  return k > n;
+}
+
+/**
  * Whether line `i` surely has more than `room` tokens: from what `p.len` knows, else from its
  * pre-token pieces (`surelyOverToks`), recording a verdict of "over" in `p.len` (the room only
  * shrinks within a cut, so the line is then passed over at once for the rest of it).
@@ -254,7 +285,7 @@ function overRoom(p: Prepared, i: number, room: number): boolean {
     if (known >= 0) return known > room;
     if (-known >= room) return true;
   }
-  if (!surelyOverToks(p.lines[i]!, room)) return false;
+  if (!surelyOver(p, i, room)) return false;
   p.len[i] = -room;
   return true;
 }
@@ -265,7 +296,7 @@ function capLen(p: Prepared, i: number, cap: number): number {
   if (known !== undefined && (known >= 0 || -known >= cap)) return known >= 0 ? Math.min(known, cap) : cap;
   const line = p.lines[i]!;
   // Most lines asked about are far over a small cap: their pre-token pieces alone tell.
-  if (!surelyOverToks(line, cap) && fitsToksFront(line, cap)) {
+  if (!surelyOver(p, i, cap) && fitsToksFront(line, cap)) {
     p.len[i] = lenToks(line);
     return p.len[i]!;
   }
@@ -315,19 +346,25 @@ export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOpti
  * (Internal: render.ts.) {@link evidenceCut}`(text, maxToks, opts)` with the default prefix
  * `'> '`, for a caller that has the text's lines already.
  * @param lines `text`'s non-blank lines, each stripped (`pyNonBlankLines(text)`).
- * @param whole `'> ' + lines.join(' ¶ ')`, or `'>'` for no lines.
+ * @param whole `'> ' + lines.join(' ¶ ')`, or `'>'` for no lines; or a function giving it, called
+ *   only when the text whole is needed (for a fit test, or a plain cut).
  * @param over true when the caller knows that `whole` has more than `maxToks` tokens (it is
  *   then not counted again).
  */
 export function evidenceCutLines(
   text: string,
   lines: readonly string[],
-  whole: string,
+  whole: string | (() => string),
   maxToks: number,
   opts: Omit<EvidenceCutOptions, 'prefix'> = {},
   over = false,
 ): string {
   if (maxToks <= 0) return '';
+  if (lines.length < 2 || maxToks < MIN_EVIDENCE) {
+    // The plain cut (or the text whole) of cutPrepared, without preparing the lines.
+    const w = typeof whole === 'string' ? whole : whole();
+    return !over && fitsToks(w, maxToks) ? w : (opts.cut ?? truncToksMid)(w, maxToks);
+  }
   return cutPrepared(prepared(text, '> ', { lines, whole }), maxToks, opts, over);
 }
 
@@ -336,10 +373,14 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
   const prefix = opts.prefix ?? '> ';
   const cut = opts.cut ?? truncToksMid;
   const countedCut = opts.countedCut;
-  const { lines, whole } = prep;
-  if (!over && fitsToks(whole, maxToks)) return whole;
+  const { lines } = prep;
+  const whole = (): string => {
+    const w = prep.whole;
+    return typeof w === 'string' ? w : (prep.whole = w());
+  };
+  if (!over && fitsToks(whole(), maxToks)) return whole();
   // The plain middle cut of the whole, made only when it is the answer (a long text costs to cut).
-  const plain = (): string => cut(whole, maxToks);
+  const plain = (): string => cut(whole(), maxToks);
   // Below MIN_EVIDENCE tokens pieces would be cut to a few tokens each: the plain cut reads better.
   if (lines.length < 2 || maxToks < MIN_EVIDENCE) return plain();
   // A kept line may take at most a quarter of the budget, a last line that reports an error two

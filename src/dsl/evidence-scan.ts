@@ -212,9 +212,10 @@ export function mayHoldUrlOrPath(line: string): boolean {
 export function hasUrlOrPath(line: string): boolean {
   if (!mayHoldUrlOrPath(line)) return false;
   if (nextUrl(line, 0, false) >= 0) return true; // the first of urlSpans(line), without the generator
-  for (const _ of pathSpans(line)) return true;
-  return false;
+  return scanPaths(line, false, stop); // pathSpans(line) has a first span
 }
+
+const stop = (): boolean => true;
 
 // Callback scanners for the evidence index, which wants only the texts: the same spans as
 // `urlSpans`, `pathSpans` and `errorSpans`, in the same order, without a span object per find,
@@ -295,6 +296,43 @@ function isPathRun(p: string, before: number): boolean {
 
 /** The texts of {@link pathSpans}`(text, skipCut)`, in order, passed to `fn`; with `wanted`, only those in it. */
 export function eachPath(text: string, skipCut: boolean, fn: (path: string) => void, wanted?: ReadonlySet<string>): void {
+  scanPaths(
+    text,
+    skipCut,
+    (path) => {
+      fn(path);
+      return false;
+    },
+    wanted,
+  );
+}
+
+/**
+ * The spans of {@link pathSpans}`(text)` (no `skipCut`), in the same order, passed to `fn` as
+ * `(text, start, end)` until it returns true.
+ */
+export function eachPathSpan(text: string, fn: (path: string, start: number, end: number) => boolean): void {
+  scanPaths(text, false, fn);
+}
+
+/**
+ * The spans of {@link urlSpans}`(text)` (no `skipCut`), in order, passed to `fn` as
+ * `(start, end)` until it returns true.
+ */
+export function eachUrlSpan(text: string, fn: (start: number, end: number) => boolean): void {
+  for (let i = nextUrl(text, 0, false); i >= 0; i = nextUrl(text, i + 3, false)) if (fn(foundStart, foundEnd)) return;
+}
+
+/**
+ * The scan of {@link eachPath}, stopped at the first path for which `fn` returns true.
+ * @returns true when it was so stopped.
+ */
+function scanPaths(
+  text: string,
+  skipCut: boolean,
+  fn: (path: string, start: number, end: number) => boolean | undefined,
+  wanted?: ReadonlySet<string>,
+): boolean {
   let end = 0;
   for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
     let a = i;
@@ -308,7 +346,7 @@ export function eachPath(text: string, skipCut: boolean, fn: (path: string) => v
     if (e - a > FACT_MAX || (skipCut && cutAt(text, b))) continue;
     const p = text.slice(a, e);
     if (wanted !== undefined && !wanted.has(p)) continue;
-    if (isPathRun(p, a > 0 ? text.charCodeAt(a - 1) : -1)) fn(p);
+    if (isPathRun(p, a > 0 ? text.charCodeAt(a - 1) : -1) && fn(p, a, e)) return true;
   }
   // A word run holds no `.`, so the search for the next one may resume right after this one.
   for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1)) {
@@ -327,8 +365,9 @@ export function eachPath(text: string, skipCut: boolean, fn: (path: string) => v
     const before = a > 0 ? text.charCodeAt(a - 1) : -1;
     if (a === i || before === 47 || before === 46 || x - a > FACT_MAX) continue;
     const p = text.slice(a, x);
-    if (wanted === undefined || wanted.has(p)) fn(p);
+    if ((wanted === undefined || wanted.has(p)) && fn(p, a, x)) return true;
   }
+  return false;
 }
 
 /** The texts of {@link errorSpans}`(text)`, in order, passed to `fn`. */

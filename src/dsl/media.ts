@@ -147,6 +147,56 @@ function mixed(s: string, a: number, b: number): boolean {
   return kinds >= 2;
 }
 
+/** Whether `data:` (any case) starts at `i`. */
+function isDataAt(s: string, i: number): boolean {
+  return (
+    (s.charCodeAt(i) | 32) === 100 &&
+    (s.charCodeAt(i + 1) | 32) === 97 &&
+    (s.charCodeAt(i + 2) | 32) === 116 &&
+    (s.charCodeAt(i + 3) | 32) === 97 &&
+    s.charCodeAt(i + 4) === 58
+  );
+}
+
+/**
+ * Whether `s` holds two wrapped lines in a row as {@link runEnd} joins them: a run of at least
+ * {@link WRAPPED_LINE} base64 characters or `=`, then `\r`, `\n`, `\r\n` or a literal `\n`
+ * (optionally after `\r`), then a base64 character starting another such run. A run of
+ * {@link BASE64_RUN} characters over several lines has this, or else is one long line and a
+ * short last line (fewer than WRAPPED_LINE units), whose first line then has at least
+ * `BASE64_RUN - 2 - WRAPPED_LINE` units. Looks at every WRAPPED_LINE-th unit and around it,
+ * as {@link hasRunOf} does.
+ */
+export function hasWrappedPair(s: string): boolean {
+  const n = s.length;
+  let done = 0;
+  for (let i = WRAPPED_LINE - 1; i < n; ) {
+    if (!isRunChar(s.charCodeAt(i))) {
+      i += WRAPPED_LINE;
+      continue;
+    }
+    let a = i;
+    while (a > done && isRunChar(s.charCodeAt(a - 1))) a--;
+    let b = i + 1;
+    while (b < n && isRunChar(s.charCodeAt(b))) b++;
+    if (b - a >= WRAPPED_LINE) {
+      let k = b;
+      if (s.charCodeAt(k) === 13) k++;
+      if (s.charCodeAt(k) === 10) k++;
+      else if (s.charCodeAt(k) === 92 && s.charCodeAt(k + 1) === 110) k += 2;
+      if (k > b && isB64(s.charCodeAt(k))) {
+        let e = k + 1;
+        while (e < n && e - k < WRAPPED_LINE && isRunChar(s.charCodeAt(e))) e++;
+        if (e - k >= WRAPPED_LINE) return true;
+      }
+    }
+    // s[b] ends the run (or the text ends): a later run starts after it.
+    done = b + 1;
+    i = Math.max(i + WRAPPED_LINE, b + WRAPPED_LINE);
+  }
+  return false;
+}
+
 const DATA_URI = /data:([a-z]+\/[a-z0-9.+-]+)?[^,\s"')]{0,200}?(;base64)?,/giy;
 
 /**
@@ -158,8 +208,10 @@ const DATA_URI = /data:([a-z]+\/[a-z0-9.+-]+)?[^,\s"')]{0,200}?(;base64)?,/giy;
  */
 export function markBinaryRuns(s: string): string {
   // A run this long starts with an unbroken line of WRAPPED_LINE characters (runEnd): without
-  // one there is nothing to mark.
+  // one there is nothing to mark; nor without one line long enough for a run on two lines, or
+  // two wrapped lines in a row (most long lines are rules of dashes over a short line).
   if (s.length < BASE64_RUN || !hasRunOf(s, WRAPPED_LINE)) return s;
+  if (!hasRunOf(s, BASE64_RUN - 2 - WRAPPED_LINE) && !hasWrappedPair(s)) return s;
   const out: string[] = [];
   let last = 0;
   let i = 0;
@@ -170,7 +222,7 @@ export function markBinaryRuns(s: string): string {
       continue;
     }
     // a data: URI
-    if ((c === 100 || c === 68) && s.slice(i, i + 5).toLowerCase() === 'data:') {
+    if ((c === 100 || c === 68) && isDataAt(s, i)) {
       DATA_URI.lastIndex = i;
       const m = DATA_URI.exec(s);
       if (m) {

@@ -25,7 +25,7 @@ import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile
 import { cleanMidCutParts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
 import { cleanProse } from './clean-text.js';
 import { evidenceCut, evidenceCutLines } from './evidence-cut.js';
-import { surelyOverToks } from './evidence-count.js';
+import { pieceFloor, surelyOverToks } from './evidence-count.js';
 import { isMediaMarker, markBinaryRuns } from './media.js';
 
 export { PROFILES, checkBudget, checkProfile, compactPolicy, resolvePolicy, type Policy, type Profile } from './profile.js';
@@ -139,7 +139,28 @@ export function dropDocState(s: string): string {
 
 const KEEP = '\u{1D341}'; // 𝍁
 
-type PreparedResult = { t: string; keep: boolean; res: string; lines: string[] };
+/** A result before its cut: its text `t`, whether it is kept whole, its lines, and (once made) their rendering `res`. */
+type PreparedResult = { t: string; keep: boolean; res: string | undefined; lines: string[] };
+
+/** `'> '` and the result's lines joined by `' ¶ '` (`'>'` for none), made once. */
+function resultText(p: PreparedResult): string {
+  if (p.res === undefined) p.res = p.lines.length ? `> ${p.lines.join(PILCROW_JOIN)}` : '>';
+  return p.res;
+}
+
+/**
+ * Whether the rendering of `lines` surely has more than `maxToks` tokens, from the lines'
+ * pre-token pieces (the boundaries inside a line are boundaries in the rendering too, so their
+ * sum bounds its pieces from below), scanning no further than that needs.
+ */
+function linesSurelyOver(lines: readonly string[], maxToks: number): boolean {
+  let sum = 0;
+  for (const line of lines) {
+    sum += pieceFloor(line, maxToks - sum);
+    if (sum > maxToks) return true;
+  }
+  return false;
+}
 
 /**
  * A result's text before its cut, for the last long inputs seen (a fit renders each result at
@@ -163,7 +184,7 @@ function preparedResult(s: string, profile: Profile): PreparedResult {
   if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
   if (profile === 'clean') t = markBinaryRuns(t);
   const lines = pyNonBlankLines(t);
-  const out = { t, keep, res: lines.length ? `> ${lines.join(PILCROW_JOIN)}` : '>', lines };
+  const out: PreparedResult = { t, keep, res: undefined, lines };
   if (cache !== undefined) {
     if (cache.size >= 64) cache.clear();
     cache.set(s, out);
@@ -184,22 +205,27 @@ function preparedResult(s: string, profile: Profile): PreparedResult {
 export function compactResult(s: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(s, 'compactResult', 's');
   checkBudget(maxToks, 'compactResult');
-  const { t, keep, res, lines } = preparedResult(s, profile);
-  if (keep) return res;
+  const pr = preparedResult(s, profile);
+  const { t, keep, lines } = pr;
+  if (keep) return resultText(pr);
   // Clean profile: a result over its budget keeps its evidence lines (evidence-cut.ts).
   if (profile === 'clean') {
-    // Decided from the pre-token pieces when they are enough, else from the front alone: the
-    // evidence cut below counts lines, not the text's end.
-    if (!surelyOverToks(res, maxToks) && fitsToksFront(res, maxToks)) return res;
+    // Decided from the pre-token pieces when they are enough (those of the lines first: the
+    // rendering is then made only if a cut needs it), else from the front alone: the evidence
+    // cut below counts lines, not the text's end.
+    if (!linesSurelyOver(lines, maxToks)) {
+      const res = resultText(pr);
+      if (!surelyOverToks(res, maxToks) && fitsToksFront(res, maxToks)) return res;
+    }
     // A leading media marker line (the clean view of binary outputs) is kept whole when it fits.
     const nl = t.indexOf('\n');
     const lead = nl < 0 ? '' : t.slice(0, nl);
     if (isMediaMarker(lead) && fitsToks(`> ${lead} ¶ `, maxToks - 4)) {
       return evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid, countedCut: cleanTruncMidCounted });
     }
-    return evidenceCutLines(t, lines, res, maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted }, true);
+    return evidenceCutLines(t, lines, () => resultText(pr), maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted }, true);
   }
-  return truncToksMid(res, maxToks);
+  return truncToksMid(resultText(pr), maxToks);
 }
 
 const FENCE_LINE = /( {0,3})(`{3,})[ \t]*(?=\n|$)/y;
@@ -209,6 +235,7 @@ const FENCE_LINE = /( {0,3})(`{3,})[ \t]*(?=\n|$)/y;
  * spaces/tabs. Lines are split at `\n` only (Python `re.MULTILINE` semantics, SPEC §1).
  */
 function longestFenceRun(code: string): number {
+  if (!code.includes('```')) return 0; // no run of three backticks: no fence-like line
   let best = 0;
   let start = 0;
   while (start <= code.length) {

@@ -68,4 +68,32 @@ describe('parseJsonFast', () => {
     const deep = `${'['.repeat(3000)}${']'.repeat(3000)}`;
     expect(outcome(() => parseJsonFast(deep))).toEqual(outcome(() => parseJson(deep)));
   });
+
+  it('takes a tree without numbers as JSON.parse makes it only where parseJson makes the same', () => {
+    const deep = (n: number): string => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const cases = [
+      // duplicate keys without numbers: the last value at the first key's place
+      '{"a": "x", "b": true, "a": null}',
+      '{"__proto__": "x", "b": [], "__proto__": {"c": "y"}}',
+      // a duplicate's dropped value holding a number
+      '{"a": 1.0, "b": "y", "a": "x"}',
+      // a dropped value nested too deep (and one just deep enough), in a short and a long text
+      `{"a": ${deep(1000)}, "a": "x"}`,
+      `{"a": ${deep(999)}, "a": "x"}`,
+      `{"a": ${deep(1001)}, "a": "x"}`,
+      `{"pad": "${'['.repeat(1500)}", "a": ${deep(999)}, "a": "x"}`,
+      `{"pad": "${' '.repeat(3000)}", "a": ${deep(1001)}, "a": "x"}`,
+      // more brackets than levels allowed, in strings: with and without a duplicate key
+      `{"pad": "${'['.repeat(1500)}", "a": ${deep(1001)}, "a": "x"}`,
+      `{"pad": "${'{'.repeat(1500)}", "a": ${deep(999)}, "b": "x"}`,
+      // keys that decode to array indices, and ones that do not
+      '{"b": "y", "\\u0031": "x"}',
+      '{"b": "y", "1\\u0030": "x"}',
+      '{"b": "y", "01": "x", "1a": "z"}',
+      '{"b": {"4294967295": "y", "4294967294": "x"}}',
+      // escaped keys that are no index
+      '{"b": "y", "\\u0061": "x", "a": "z"}',
+    ];
+    for (const t of cases) expect(outcome(() => parseJsonFast(t))).toEqual(outcome(() => parseJson(t)));
+  });
 });

@@ -239,6 +239,55 @@ describe('native notebook text', () => {
     );
   });
 
+  it('writes a source read as a list of lines as the value-by-value writer does, edited or not', () => {
+    const EDITS = ['content', 'reply', 'replyx', 'type', 'unprompt', 'same'] as const;
+    fc.assert(
+      fc.property(notebookText, fc.array(fc.tuple(fc.nat(), fc.constantFrom(...EDITS)), { maxLength: 3 }), (nb, edits) => {
+        const d = readsIpynb(nb, 'gen.ipynb', {
+          newId: (() => {
+            let k = 0;
+            return () => `id${k++}`;
+          })(),
+        });
+        const check = (x: Dialog): void => {
+          const t = nativeIpynbText(x);
+          if (t !== undefined) expect(t).toBe(writerText(x));
+        };
+        check(d);
+        for (const [at, what] of edits) {
+          const m = d.messages[at % Math.max(1, d.messages.length)];
+          if (m === undefined) break;
+          if (what === 'content') m.content += 'x\n';
+          else if (what === 'reply' && m.type === 'prompt') m.reply = '';
+          else if (what === 'replyx' && m.type === 'prompt') m.reply += 'y';
+          else if (what === 'type') m.type = m.type === 'note' ? 'prompt' : m.type;
+          else if (what === 'unprompt' && m.type === 'prompt') {
+            m.type = 'note';
+            m.reply = '';
+          } else if (what === 'same') m.content = ` ${m.content}`.slice(1);
+          check(d);
+          check(d.clone());
+        }
+      }),
+      fcParams(300),
+    );
+    // A canonical notebook: its list sources are written again as read.
+    const cells = [
+      { cell_type: 'markdown', id: 'p1', metadata: { solveit_ai: true }, source: splitLines(`ask${SEP}reply\nend`) },
+      { cell_type: 'markdown', id: 'p2', metadata: {}, source: splitLines(`ask\n${SEP}`) },
+      { cell_type: 'markdown', id: 'n1', metadata: {}, source: ['a note\n', 'b'] },
+    ];
+    const nb = `${JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
+    const d = readsIpynb(nb);
+    expect(nativeIpynbText(d)).toBe(nb);
+    d.messages[0]!.reply = 'other';
+    d.messages[1]!.reply = 'now answered';
+    d.messages[2]!.type = 'prompt';
+    d.messages[2]!.reply = 'x';
+    expect(nativeIpynbText(d)).toBe(writerText(d));
+    expect(nativeIpynbText(d)).not.toBe(nb);
+  });
+
   it('gives up where JS objects or numbers cannot say what the writer says', () => {
     const d = new Dialog([new Message('a\nb', { type: 'code', id: 'c1' })]);
     expect(nativeIpynbText(d)).toBe(writerText(d));

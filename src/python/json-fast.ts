@@ -46,7 +46,7 @@ function scanNumbers(text: string): { numbers: string[]; keys: number } | null {
       if (d === 0x3a) {
         keys++;
         const c1 = text.charCodeAt(p + 1);
-        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(text.slice(p, q + 1)))) return null;
+        if (c1 === 0x5c || (c1 >= 48 && c1 <= 57 && isArrayIndexKey(text.slice(p + 1, q)))) return null;
       }
       // Go on after the string, the whitespace after it, and a separator with the whitespace
       // after that (none of which starts a token).
@@ -75,46 +75,67 @@ function isNumberChar(c: number): boolean {
 }
 
 /**
- * Whether a key literal (with its quotes, no escapes) is an array index, the keys JS objects
- * list before all others: `"0"`…`"4294967294"` in canonical form. Other keys starting with a
- * digit (`"13a4911c-….png"`) keep their written order.
+ * Whether a key (its text as decoded, or a literal's text between the quotes: one holding an
+ * escape is never taken for one) is an array index, the keys JS objects list before all
+ * others: `0`…`4294967294` in canonical form. Other keys starting with a digit
+ * (`13a4911c-….png`) keep their written order.
  */
-function isArrayIndexKey(literal: string): boolean {
-  return /^"(?:0|[1-9][0-9]{0,9})"$/.test(literal) && Number(literal.slice(1, -1)) < 4294967295;
+function isArrayIndexKey(key: string): boolean {
+  return /^(?:0|[1-9][0-9]{0,9})$/.test(key) && Number(key) < 4294967295;
 }
 
 /**
  * Parse JSON to exactly what `parseJson(text, source)` gives (lossless numbers, key order,
  * `__proto__` keys, Python's acceptance rules and error messages), faster: the text is parsed
  * natively and each number replaced by a `LosslessNumber` with its lexeme, taken in document
- * order from a scan of the text. The native tree is used only when that correspondence is
- * certain: no integer-like keys (JS reorders them), as many keys and numbers in the tree as in
- * the text (no duplicate keys), every lexeme equal in value to its number, nesting within
- * `MAX_JSON_DEPTH`. Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
+ * order from a scan of the text — made only once the tree is found to hold a number. The
+ * native tree is used only when that correspondence is certain: no array-index keys (JS lists
+ * them first), every lexeme equal in value to its number, nesting within `MAX_JSON_DEPTH`,
+ * and, when the tree holds numbers, as many keys and numbers in the tree as in the text (no
+ * duplicate keys to shift the lexemes). A tree without numbers needs no lexemes, and a
+ * duplicate key there is what `parseJson` makes of it too (the last value, at the first key's
+ * place); only the text's nesting must be bounded too: by its brackets (see
+ * {@link nestingWithin}), or else by a scan that finds no more keys than the tree has.
+ * Otherwise, and on any syntax error or `NaN`/`Infinity`, `parseJson` decides.
  */
 export function parseJsonFast(text: string, source?: string): unknown {
   if (typeof text !== 'string') return parseJson(text, source);
-  const scan = scanNumbers(text);
-  if (scan === null) return parseJson(text, source);
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
     return parseJson(text, source); // throws Python's message, or accepts NaN/Infinity
   }
-  return attachLexemes(v, scan.numbers, scan.keys) ? v : parseJson(text, source);
+  // A bare scalar is not a notebook; a number there goes to parseJson, which keeps the lexeme.
+  if (v === null || typeof v !== 'object') return typeof v === 'number' ? parseJson(text, source) : v;
+  const got = attachLexemes(v, text);
+  if (got === 'attached') return v;
+  if (got !== 'unfit') {
+    // No numbers: the tree nests as the text does unless a duplicate key dropped a value, which
+    // a scan would count (a text holding more keys than the tree, or numbers the tree lacks).
+    if (nestingWithin(text, MAX_JSON_DEPTH)) return v;
+    const scan = scanNumbers(text);
+    if (scan !== null && scan.numbers.length === 0 && scan.keys === got.keys) return v;
+  }
+  return parseJson(text, source);
 }
 
 /**
- * Replace, in place and in document order, the JS numbers of a `JSON.parse` tree by
- * `LosslessNumber`s of `lexemes`. False (tree then unusable) if the counts of numbers or keys
- * differ from the scan, a lexeme's value differs from its number, or nesting is too deep.
+ * Replace, in place and in document order, the JS numbers of a `JSON.parse` tree (an object or
+ * array) of `text` by `LosslessNumber`s of their lexemes, scanned from `text` at the first
+ * number. `'attached'` when done; for a tree without numbers (nothing scanned) whose keys and
+ * nesting pass, the number of its keys; `'unfit'` (tree then unusable) when a key is an array index,
+ * nesting is too deep, the scan finds the text unfit (see {@link scanNumbers}), a lexeme's
+ * value differs from its number, or the counts of numbers or keys differ from the scan's.
  */
-function attachLexemes(root: unknown, lexemes: string[], keyCount: number): boolean {
+function attachLexemes(root: object, text: string): 'attached' | 'unfit' | { keys: number } {
+  let scan: { numbers: string[]; keys: number } | null | undefined;
   let next = 0;
   let keys = 0;
   const lossless = (x: number): LosslessNumber | undefined => {
-    const lex = lexemes[next++];
+    if (scan === undefined) scan = scanNumbers(text);
+    if (scan === null) return undefined;
+    const lex = scan.numbers[next++];
     return lex !== undefined && Number(lex) === x ? new LosslessNumber(lex) : undefined;
   };
   const visit = (node: object, depth: number): boolean => {
@@ -134,6 +155,8 @@ function attachLexemes(root: unknown, lexemes: string[], keyCount: number): bool
     const ks = Object.keys(o);
     keys += ks.length;
     for (const k of ks) {
+      const c = k.charCodeAt(0);
+      if (c >= 48 && c <= 57 && isArrayIndexKey(k)) return false;
       const x = o[k];
       if (typeof x === 'number') {
         const n = lossless(x);
@@ -143,9 +166,22 @@ function attachLexemes(root: unknown, lexemes: string[], keyCount: number): bool
     }
     return true;
   };
-  // A bare scalar is not a notebook; numbers there go to parseJson, which keeps the lexeme.
-  if (root === null || typeof root !== 'object') return typeof root !== 'number' && lexemes.length === 0;
-  return visit(root, 1) && next === lexemes.length && keys === keyCount;
+  if (!visit(root, 1)) return 'unfit';
+  if (scan === undefined) return { keys };
+  return scan !== null && next === scan.numbers.length && keys === scan.keys ? 'attached' : 'unfit';
+}
+
+/**
+ * Whether valid JSON `text` surely nests at most `max` levels: it holds at most `max`
+ * brackets that open (`[` or `{`, inside strings too), or is too short to hold more (every
+ * level takes an opening and a closing bracket).
+ */
+function nestingWithin(text: string, max: number): boolean {
+  if (text.length <= 2 * max + 1) return true;
+  let opened = 0;
+  for (let p = text.indexOf('['); p >= 0; p = text.indexOf('[', p + 1)) if (++opened > max) return false;
+  for (let p = text.indexOf('{'); p >= 0; p = text.indexOf('{', p + 1)) if (++opened > max) return false;
+  return true;
 }
 
 /** Define an own enumerable property, safe for the key `__proto__`. */

@@ -32,20 +32,18 @@ export const LANES = 6;
 /**
  * Process the jobs that `take` hands out (until it gives `undefined`) on this thread, passing
  * each result to `report` in completion order: {@link LANES} lanes, of which at most
- * `inFlight` (default {@link IN_FLIGHT}) read and compact a file at a time (see
- * {@link ProcessHooks}). Between files a lane lets the thread's other events in (a worker's
- * messages).
+ * {@link IN_FLIGHT} read and compact a file at a time (see {@link ProcessHooks}). Between
+ * files a lane lets the thread's other events in (a worker's messages).
  */
 export async function runLanes(
   take: () => FileJob | undefined,
   report: (r: FileResult) => void,
   process: (job: FileJob, hooks: ProcessHooks) => Promise<FileResult>,
-  inFlight = IN_FLIGHT,
 ): Promise<void> {
   let working = 0;
   const queue: (() => void)[] = [];
   const enter = async () => {
-    while (working >= inFlight) await new Promise<void>((go) => queue.push(go));
+    while (working >= IN_FLIGHT) await new Promise<void>((go) => queue.push(go));
     working++;
   };
   const leave = () => {

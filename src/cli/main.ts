@@ -209,11 +209,8 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
     if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
     if (parallel) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult, early);
     else {
-      // One file read and compacted at a time, as the option says; while one is being written
-      // (the flush to disk before the rename is a wait), the next one's work goes on.
-      const [{ processFile }, { runLanes }] = await Promise.all([import('./process-file.js'), import('./jobs.js')]);
-      let next = 0;
-      await runLanes(() => jobs[next++], onResult, processFile, 1);
+      const { processFile } = await import('./process-file.js');
+      for (const j of jobs) onResult(await processFile(j));
     }
   } finally {
     await early?.stop(); // no-op for workers already done

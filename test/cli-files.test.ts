@@ -246,6 +246,19 @@ describe('collisions, reports', () => {
     );
   });
 
+  it('two outputs not written yet that a folder link makes one file: the second fails naming both', () => {
+    const d = dir({ 'src/s1/x.ipynb': DEMO, 'src/s2/x.ipynb': ONE });
+    mkdirSync(join(d, 'out', 's2'), { recursive: true });
+    symlinkSync('s2', join(d, 'out', 's1'));
+    const r = cli(['--mode', 'dialog', '--output-dir', 'out', 'src'], d);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('out/s1/x-comp.ipynb: written, 15 messages, T\n2 files: 1 written, 1 failed; T\n');
+    expect(r.stderr).toBe(
+      'dlg-compact: src/s2/x.ipynb: its output out/s2/x-comp.ipynb is also the output of src/s1/x.ipynb; refusing to write one output for two inputs (rename one, or use -o for each)\n',
+    );
+    expect(ls(join(d, 'out', 's2'))).toEqual(['x-comp.ipynb']);
+  });
+
   it('--json records are valid JSON whatever the name; text reports escape C0/C1 and bidi controls', () => {
     const name = 'a\u0085b\u202ec\u007f.ipynb';
     const d = dir({ [name]: ONE });

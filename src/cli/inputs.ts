@@ -262,15 +262,19 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
 }
 
 /**
- * The real path of `p` (symlinks resolved), or `p` itself when it does not exist. Asked
- * directly (the system's realpath, as `fs.promises.realpath` asks it in the thread pool): the
- * planner asks it two or three times per input, one after the other, and a round trip through
- * the pool costs more than the call.
+ * The real path of `p` (symlinks resolved); for a path that does not exist (yet), the real
+ * path of its nearest folder that does, followed by the rest of `p`, so that two outputs not
+ * written yet are one file when a folder link leads both to the same place
+ * (`out/a/x-comp.ipynb` and `out/b/x-comp.ipynb` with `out/a -> b`). Asked directly (the
+ * system's realpath, as `fs.promises.realpath` asks it in the thread pool): the planner asks it
+ * two or three times per input, one after the other, and a round trip through the pool costs
+ * more than the call.
  */
 async function realOrSelf(p: string): Promise<string> {
   try {
     return realpathSync.native(p);
   } catch {
-    return p;
+    const parent = dirname(p);
+    return parent === p ? p : join(await realOrSelf(parent), basename(p));
   }
 }

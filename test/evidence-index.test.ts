@@ -86,6 +86,34 @@ describe('evidenceIndex: the words a body shows', () => {
   });
 });
 
+describe('evidenceIndex: a body with many words to look for', () => {
+  // 40 names, more than are searched for one by one: the body's words are walked; `fact_00`,
+  // `fact_10`, `fact_20` and `fact_30` share their first and last characters and their length
+  const code = Array.from({ length: 40 }, (_, k) => `fact_${String(k).padStart(2, '0')} = ${k}`).join('\n');
+  const facts = prepareFacts(gatherFacts([{ text: code, code: true }]));
+  const head = '## Also in the dialog, cut above\n\n';
+  it('shows a name after digits or a non-ASCII letter, at either end, not inside a word', () => {
+    const body = 'fact_39 3fact_01 xfact_02 fact_03x éfact_04 fact_10 12fact_06_ fact_07';
+    expect(evidenceIndex(facts, body, 1000)).toBe(
+      `${head}Defined in code: fact_38, fact_37, fact_36, fact_35, fact_34, fact_33, fact_32, fact_31, fact_30, fact_29, fact_28, ` +
+        'fact_27, fact_26, fact_25, fact_24, fact_23, fact_22, fact_21, fact_20, fact_19, fact_18, fact_17, fact_16, fact_15, ' +
+        'fact_14, fact_13, fact_12, fact_11, fact_09, fact_08, fact_06, fact_05, fact_03, fact_02, fact_00',
+    );
+  });
+  it('lists nothing when the body shows every name', () => {
+    expect(evidenceIndex(facts, `${code}\nfact_00 again`, 1000)).toBe('');
+  });
+});
+
+describe('evidenceIndex: a budget too small for any fact', () => {
+  it('is empty below the heading and one fact with its separator', () => {
+    const facts = prepareFacts(gatherFacts([{ text: 'KeyError' }]));
+    const head = lenToks('## Also in the dialog, cut above\n\n');
+    expect(evidenceIndex(facts, '', head + 1)).toBe('');
+    expect(evidenceIndex(facts, '', head + 20)).toBe('## Also in the dialog, cut above\n\nErrors: KeyError');
+  });
+});
+
 describe('evidenceIndex', () => {
   const facts = prepareFacts(gatherFacts([{ text }, { text: code, code: true }]));
   const body = 'shown: /srv/app/config.yaml and load';

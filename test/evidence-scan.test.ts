@@ -99,6 +99,10 @@ describe('callback scanners (the evidence index)', () => {
     'a.PY b.pyx c.parquet d.parquets e.md_ f.md2 /r/~x.csv /r/a.b~.py /x.toolongext ~/f.c++ end.py',
     'cut /usr/local/lib/py … and /srv/app<TRUNCATED> but /srv/web <TRUNCATED> x//y/z.py a:/b/c.py',
     'KeyError \\nValueError my_Error Error xError OSError1 é_KeyError 3KeyError NotAnException',
+    // runs read in place: at both ends of the text, empty after trimming, `//` inside, an extension further back than one reaches
+    '/srv/x at the start, ./ ~/ a./ /a. a/b/c.parquets a/b.superlong/c.py ../a/b ~/d/e.c a//b x/y//z.py then/at/end/of.md',
+    'ends in a dot. and in a name.py',
+    'ends in a slash /srv/app/',
   ];
   it('pass the texts of the span scanners, in the same order', () => {
     for (const t of cases) {
@@ -131,5 +135,9 @@ describe('callback scanners (the evidence index)', () => {
     expect(collect((f) => eachPath(cases[3]!, false, f))).toEqual(['/r/~x.csv', '/r/a.b~.py', 'c.parquet', 'x.csv', 'end.py']);
     expect(collect((f) => eachPath(cases[3]!, false, f, new Set(['end.py', '/r/~x.csv', 'b.pyx'])))).toEqual(['/r/~x.csv', 'end.py']);
     expect(collect((f) => eachError(cases[5]!, f))).toEqual(['KeyError', 'ValueError', 'NotAnException']);
+    // `a//b`, `x/y//z.py`: no path; `a/b/c.parquets`, `.superlong`: no extension; `e.c`, `of.md`: parts of paths
+    expect(collect((f) => eachPath(cases[6]!, false, f))).toEqual(['/srv/x', 'a/b.superlong/c.py', '../a/b', '~/d/e.c', 'then/at/end/of.md']);
+    expect(collect((f) => eachPath(cases[7]!, false, f))).toEqual(['name.py']);
+    expect(collect((f) => eachPath(cases[8]!, true, f))).toEqual(['/srv/app']);
   });
 });

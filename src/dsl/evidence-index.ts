@@ -68,7 +68,7 @@ function count(m: Map<string, Mentions>, v: string): void {
  * regular expression) whose first character may start a definition, passed to `fn` in order.
  */
 function eachLineStart(code: string, fn: (at: number) => void): void {
-  const rare = /[\r\u2028\u2029]/.test(code);
+  const rare = code.indexOf('\r') >= 0 || code.indexOf('\u2028') >= 0 || code.indexOf('\u2029') >= 0;
   for (let at = 0; at < code.length; ) {
     const c = code.charCodeAt(at);
     if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) fn(at);
@@ -141,33 +141,79 @@ function ranked(m: Map<string, Mentions>): string[] {
 }
 
 const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * Up to this many facts that are words, a body is searched for each of them (a native search
+ * of the body per word, {@link showsWord}) rather than walked word by word: the walk costs
+ * about as much as this many searches.
+ */
+const WORD_SEARCHES = 32;
+
+/**
+ * Whether `body` shows the word `w` (`[A-Za-z_]\w*`) as the walk of {@link shownIn} cuts words
+ * out: an occurrence of `w` that no word character follows and that starts a word, a run of
+ * word characters from the first ASCII letter or `_` after a non-word character (so after
+ * digits only: `3KeyError` shows `KeyError`, `xKeyError` does not).
+ */
+function showsWord(body: string, w: string): boolean {
+  for (let p = body.indexOf(w); p >= 0; p = body.indexOf(w, p + 1)) {
+    const e = p + w.length;
+    if (e < body.length && isWordChar(body.charCodeAt(e))) continue;
+    let q = p;
+    while (q > 0 && isDigit(body.charCodeAt(q - 1))) q--;
+    if (q === 0 || !isWordChar(body.charCodeAt(q - 1))) return true;
+  }
+  return false;
+}
+
+/** The number of buckets of {@link wordBucket}. */
+const WORD_BUCKETS = 1 << 14;
+
+/** A bucket for a word by its first and last char codes and its length: a word cut out of a body is looked up only when its bucket holds a fact not yet found. */
+const wordBucket = (first: number, last: number, length: number): number => (first * 31 + last * 7 + length * 131) & (WORD_BUCKETS - 1);
 
 /**
  * The facts that a rendered text shows: as a URL, a path, or a word (`[A-Za-z_]\w*`) of it. One
  * pass of each kind over `body`, each only when there are facts it can show (a URL has `://`,
- * which no path or word has; a path has `/` or `.`, which no word has); a word is cut out and
- * looked up only when some fact has its first character and length (`words`).
+ * which no path or word has; a path has `/` or `.`, which no word has). For words, with few of
+ * them a search of `body` for each; else a walk over the words of `body`, in which a word is cut
+ * out and looked up only when its {@link wordBucket} holds a fact not yet found, and which ends
+ * when all are found.
  */
 function shownIn(body: string, facts: PreparedFacts): Set<string> {
-  const { all, words, ranked } = facts;
+  const { all, wordFacts, ranked } = facts;
   const s = new Set<string>();
   const add = (x: string): void => {
     s.add(x);
   };
   if (ranked.urls.length > 0) eachUrl(body, false, add, all);
   if (ranked.files.length > 0) eachPath(body, false, add, all);
-  if (ranked.errors.length === 0 && ranked.names.length === 0) return s;
-  for (let i = 0; i < body.length; ) {
+  if (wordFacts.length <= WORD_SEARCHES) {
+    for (const w of wordFacts) if (showsWord(body, w)) s.add(w);
+    return s;
+  }
+  const pending = new Int32Array(WORD_BUCKETS);
+  for (const w of wordFacts) pending[wordBucket(w.charCodeAt(0), w.charCodeAt(w.length - 1), w.length)]++;
+  let left = wordFacts.length;
+  const n = body.length;
+  for (let i = 0; i < n; ) {
     const c = body.charCodeAt(i);
     if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) {
       i++;
       continue;
     }
     let e = i + 1;
-    while (e < body.length && isWordChar(body.charCodeAt(e))) e++;
-    if (e - i <= FACT_MAX && words[c * (FACT_MAX + 1) + e - i] === 1) {
+    while (e < n && isWordChar(body.charCodeAt(e))) e++;
+    const k = wordBucket(c, body.charCodeAt(e - 1), e - i);
+    if (pending[k] !== 0 && e - i <= FACT_MAX) {
       const w = body.slice(i, e);
-      if (all.has(w)) s.add(w);
+      // (Only words are looked up, so only a word fact is found here.)
+      if (all.has(w) && !s.has(w)) {
+        s.add(w);
+        pending[k]--;
+        if (--left === 0) break;
+      }
     }
     i = e;
   }
@@ -181,23 +227,27 @@ export interface PreparedFacts {
   any: boolean;
   /** Every fact, of all classes. */
   all: Set<string>;
-  /** Flags by `first char code * (FACT_MAX + 1) + length` of the facts that are words (`[A-Za-z_]\w*`), for ASCII first characters. */
-  words: Uint8Array;
+  /** The facts that are words (`[A-Za-z_]\w*`: the errors and names), once each. */
+  wordFacts: string[];
 }
 
 /** Rank gathered facts once, for many {@link evidenceIndex} calls. */
 export function prepareFacts(f: Facts): PreparedFacts {
   const r = Object.fromEntries(INDEX_CLASSES.map((c) => [c, ranked(f[c])])) as Record<IndexClass, string[]>;
   const all = new Set<string>();
-  const words = new Uint8Array(128 * (FACT_MAX + 1));
+  const wordFacts: string[] = [];
   for (const c of INDEX_CLASSES) {
     for (const x of r[c]) {
+      if (all.has(x)) continue; // (a name that is also an error)
       all.add(x);
-      if (/^[A-Za-z_]\w*$/.test(x)) words[x.charCodeAt(0) * (FACT_MAX + 1) + x.length] = 1;
+      if (/^[A-Za-z_]\w*$/.test(x)) wordFacts.push(x);
     }
   }
-  return { ranked: r, any: all.size > 0, all, words };
+  return { ranked: r, any: all.size > 0, all, wordFacts };
 }
+
+/** The least an item of the index costs: a token of its own (no fact is empty) and one of its separator. */
+const MIN_COST = 2;
 
 function render(lists: Record<IndexClass, string[]>): string {
   const lines = INDEX_CLASSES.filter((c) => lists[c].length > 0).map((c) => `${LABEL[c]}: ${lists[c].join(', ')}`);
@@ -213,10 +263,11 @@ function render(lists: Record<IndexClass, string[]>): string {
  */
 export function evidenceIndex(facts: PreparedFacts, body: string, maxToks: number): string {
   if (!facts.any || maxToks <= 0) return '';
+  const head = lenToks(`${INDEX_HEADING}\n\n`);
+  if (maxToks - head < MIN_COST) return ''; // no fact fits
   const shown = shownIn(body, facts);
   const missing = INDEX_CLASSES.map((c) => facts.ranked[c].filter((x) => !shown.has(x)));
   const lists = Object.fromEntries(INDEX_CLASSES.map((c) => [c, [] as string[]])) as Record<IndexClass, string[]>;
-  const head = lenToks(`${INDEX_HEADING}\n\n`);
   let used = head;
   const pos = INDEX_CLASSES.map(() => 0);
   const costs = INDEX_CLASSES.map(() => 0);
@@ -250,6 +301,7 @@ export function evidenceIndex(facts: PreparedFacts, body: string, maxToks: numbe
       taken.push(c);
     }
     pos[best]!++;
+    if (maxToks - used < MIN_COST) break; // no further fact fits: none is counted
     if (pos[best]! < missing[best]!.length) costs[best] = costOf(best);
   }
   if (used === head) return '';

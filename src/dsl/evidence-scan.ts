@@ -267,16 +267,21 @@ function rootedFileName(p: string, s: number, e: number): boolean {
   return true;
 }
 
-/** {@link isPath} without splitting: the same answer for a run of path characters. */
-function isPathRun(p: string, before: number): boolean {
-  if (before === 60 || before === 58 || p.includes('//')) return false; // '<', ':'
+/**
+ * {@link isPath} for the run of path characters `text[a, e)` (not empty), read in place: the
+ * same answer, given that the character before the run is neither `<` nor `:` (which the
+ * caller rules out first).
+ */
+function isPathAt(text: string, a: number, e: number): boolean {
+  // The parts between slashes; an empty one after a slash and before another is a `//`.
   let parts = 0;
   let ls = 0;
   let le = 0;
-  for (let s = 0; s <= p.length; ) {
-    let k = p.indexOf('/', s);
-    if (k < 0) k = p.length;
-    if (countedPart(p, s, k)) {
+  for (let s = a, k = a; k <= e; k++) {
+    if (k < e && text.charCodeAt(k) !== 47) continue;
+    if (k === s) {
+      if (s > a && k < e) return false;
+    } else if (countedPart(text, s, k)) {
       parts++;
       ls = s;
       le = k;
@@ -284,14 +289,16 @@ function isPathRun(p: string, before: number): boolean {
     s = k + 1;
   }
   if (parts === 0) return false;
-  const c0 = p.charCodeAt(0);
-  const c1 = p.charCodeAt(1);
-  const rooted = c0 === 47 || ((c0 === 126 || c0 === 46) && c1 === 47) || (c0 === 46 && c1 === 46 && p.charCodeAt(2) === 47);
-  if (rooted) return parts >= 2 || rootedFileName(p, ls, le);
+  const c0 = text.charCodeAt(a);
+  const c1 = a + 1 < e ? text.charCodeAt(a + 1) : -1;
+  const rooted = c0 === 47 || ((c0 === 126 || c0 === 46) && c1 === 47) || (c0 === 46 && c1 === 46 && a + 2 < e && text.charCodeAt(a + 2) === 47);
+  if (rooted) return parts >= 2 || rootedFileName(text, ls, le);
   if (parts < 2) return false;
-  const dot = p.lastIndexOf('.', le - 1);
-  if (dot <= ls || le - dot - 1 > EXT_MAX) return false;
-  return EXTENSIONS.has(p.slice(dot + 1, le).toLowerCase());
+  // The last `.` of the last part, looked for no further back than an extension reaches.
+  let dot = le - 1;
+  while (dot > ls && le - dot - 1 <= EXT_MAX && text.charCodeAt(dot) !== 46) dot--;
+  if (dot <= ls || le - dot - 1 > EXT_MAX || text.charCodeAt(dot) !== 46) return false;
+  return EXTENSIONS.has(text.slice(dot + 1, le).toLowerCase());
 }
 
 /** The texts of {@link pathSpans}`(text, skipCut)`, in order, passed to `fn`; with `wanted`, only those in it. */
@@ -323,8 +330,18 @@ export function eachUrlSpan(text: string, fn: (start: number, end: number) => bo
   for (let i = nextUrl(text, 0, false); i >= 0; i = nextUrl(text, i + 3, false)) if (fn(foundStart, foundEnd)) return;
 }
 
+/** Flags by char code of the path characters ({@link isPathChar}), all ASCII. */
+const PATH_CODES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) PATH_CODES[c] = isPathChar(c) ? 1 : 0;
+
+/** Flags by char code of the first letters of the {@link EXTENSIONS}. */
+const EXT_FIRST = new Uint8Array(128);
+for (const x of EXTENSIONS) EXT_FIRST[x.charCodeAt(0)] = 1;
+
 /**
- * The scan of {@link eachPath}, stopped at the first path for which `fn` returns true.
+ * The scan of {@link eachPath}, stopped at the first path for which `fn` returns true. It reads
+ * no character past either end of `text`: a read there (`NaN`) would make the compiled scan
+ * treat every character code as a float, which costs it a good part of its speed.
  * @returns true when it was so stopped.
  */
 function scanPaths(
@@ -333,31 +350,50 @@ function scanPaths(
   fn: (path: string, start: number, end: number) => boolean | undefined,
   wanted?: ReadonlySet<string>,
 ): boolean {
+  const n = text.length;
   let end = 0;
   for (let i = text.indexOf('/'); i >= 0; i = text.indexOf('/', Math.max(i + 1, end))) {
     let a = i;
-    while (a > end && isPathChar(text.charCodeAt(a - 1))) a--;
+    for (; a > end; a--) {
+      const c = text.charCodeAt(a - 1);
+      if (c >= 128 || PATH_CODES[c] !== 1) break;
+    }
     if (a > 0 && text.charCodeAt(a - 1) === 92 && isEscapeLetter(text.charCodeAt(a))) a++;
     let b = i + 1;
-    while (b < text.length && isPathChar(text.charCodeAt(b))) b++;
+    for (; b < n; b++) {
+      const c = text.charCodeAt(b);
+      if (c >= 128 || PATH_CODES[c] !== 1) break;
+    }
     end = b;
     let e = b;
-    for (let c = text.charCodeAt(e - 1); e > a && (c === 46 || c === 45 || c === 47); c = text.charCodeAt(e - 1)) e--;
-    if (e - a > FACT_MAX || (skipCut && cutAt(text, b))) continue;
-    const p = text.slice(a, e);
-    if (wanted !== undefined && !wanted.has(p)) continue;
-    if (isPathRun(p, a > 0 ? text.charCodeAt(a - 1) : -1) && fn(p, a, e)) return true;
+    for (; e > a; e--) {
+      const c = text.charCodeAt(e - 1);
+      if (c !== 46 && c !== 45 && c !== 47) break; // '.', '-', '/'
+    }
+    if (e - a > FACT_MAX || (skipCut && b < n && cutAt(text, b))) continue;
+    // No path: an empty run (`/` or `./` alone), or one after `<` (`</td>`) or `:` (a URL's, `C:/x`).
+    const before = a > 0 ? text.charCodeAt(a - 1) : -1;
+    if (e === a || before === 60 || before === 58) continue;
+    // Cut out only to be looked up or passed on.
+    let p: string | undefined;
+    if (wanted !== undefined) {
+      p = text.slice(a, e);
+      if (!wanted.has(p)) continue;
+    }
+    if (isPathAt(text, a, e) && fn(p ?? text.slice(a, e), a, e)) return true;
   }
   // A word run holds no `.`, so the search for the next one may resume right after this one.
-  for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1)) {
-    // The extension: lower-case ASCII letters up to a character that is no word character.
-    let x = i + 1;
-    while (x - i <= EXT_MAX) {
+  for (let i = text.indexOf('.'); i >= 0 && i + 1 < n; i = text.indexOf('.', i + 1)) {
+    // The extension: lower-case ASCII letters, the first of them one an extension starts with,
+    // up to a character that is no word character.
+    const c1 = text.charCodeAt(i + 1);
+    if (c1 >= 128 || EXT_FIRST[c1] !== 1) continue;
+    let x = i + 2;
+    for (; x < n && x - i <= EXT_MAX; x++) {
       const c = text.charCodeAt(x);
-      if (!(c >= 97 && c <= 122)) break; // also past the end (NaN)
-      x++;
+      if (!(c >= 97 && c <= 122)) break;
     }
-    if (x === i + 1 || isWordChar(text.charCodeAt(x))) continue;
+    if (x < n && isWordChar(text.charCodeAt(x))) continue;
     if (EXT_SHAPES[(text.charCodeAt(i + 1) - 97) * (EXT_MAX + 1) + x - i - 1] !== 1 || !EXTENSIONS.has(text.slice(i + 1, x))) continue;
     let a = i;
     while (a > 0 && (isWordChar(text.charCodeAt(a - 1)) || text.charCodeAt(a - 1) === 45)) a--;

@@ -175,3 +175,35 @@ describe('compactResult and profiles', () => {
     );
   });
 });
+
+describe('evidenceCut reuses what it made', () => {
+  const traceback = [
+    'Traceback (most recent call last):',
+    '  File "/srv/app/mod11.py", line 3, in <module>',
+    '    int("abc")',
+    "ValueError: invalid literal for int() with base 10: 'abc'",
+  ].join('\n');
+  it('gives a text cut again at a budget, or with other cut functions, what a first cut gives', () => {
+    const first = evidenceCut(traceback, 35);
+    expect(evidenceCut(traceback, 35)).toBe(first);
+    // Other cut functions are used, not the cuts remembered from the first ones.
+    const marked = (s: string, k: number): string => (k <= 0 ? '' : `${truncToksMid(s, k - 1)}`);
+    expect(evidenceCut(traceback, 35, { cut: marked })).toBe(evidenceCut(traceback, 35, { cut: marked }));
+    expect(evidenceCut(traceback, 35)).toBe(first);
+  });
+  it('cuts a line shared by two texts the same in both, with the counted cut each was given', () => {
+    const long = `tail: ${'word '.repeat(40)}end`;
+    const calls: string[] = [];
+    const counted = (s: string, k: number): { text: string; tokens: number } => {
+      calls.push(`${k}:${s.length}`);
+      const text = cleanTruncMid(s, k);
+      return { text, tokens: lenToks(text) };
+    };
+    const a = evidenceCut(`start\n${long}`, 20, { cut: cleanTruncMid, countedCut: counted });
+    const b = evidenceCut(`begin\n${long}`, 20, { cut: cleanTruncMid, countedCut: counted });
+    expect(a.endsWith(cleanTruncMid(long, 5))).toBe(true);
+    expect(b.endsWith(cleanTruncMid(long, 5))).toBe(true);
+    // The long last line is cut once for both texts.
+    expect(calls).toEqual([`5:${long.length}`]);
+  });
+});

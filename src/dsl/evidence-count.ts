@@ -50,11 +50,12 @@ export function assemble(prefix: string, lines: readonly string[], kept: readonl
 export function assembledToks(prefix: string, lines: readonly string[], kept: readonly Unit[]): number {
   let lead = prefix;
   let total = 0;
+  const { join, mark } = jointToks();
   for (let k = 0; k < kept.length; k++) {
     const u = kept[k]!;
     const prev = kept[k - 1];
     if (prev === undefined) lead += u.line > 0 || !u.whole ? EVIDENCE_CUT_MARK.trimStart() : '';
-    else total += lenToks((u.whole && prev.whole && u.line === prev.line + 1 ? JOIN : EVIDENCE_CUT_MARK).trimEnd());
+    else total += u.whole && prev.whole && u.line === prev.line + 1 ? join : mark;
     if (u.text === '' || endsInWs(u.text)) return -1;
     total += spacedToks(u.text, u.tokens);
   }
@@ -64,8 +65,16 @@ export function assembledToks(prefix: string, lines: readonly string[], kept: re
   if (endsInWs(p0)) return -1;
   total += lenToks(p0);
   const end = kept[kept.length - 1];
-  if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) total += lenToks(EVIDENCE_CUT_MARK.trimEnd());
+  if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) total += mark;
   return total;
+}
+
+let joints: { join: number; mark: number } | undefined;
+
+/** The tokens of {@link JOIN} and of the cut mark without their last space, counted once. */
+function jointToks(): { join: number; mark: number } {
+  joints ??= { join: lenToks(JOIN.trimEnd()), mark: lenToks(EVIDENCE_CUT_MARK.trimEnd()) };
+  return joints;
 }
 
 // Character kinds for the piece-boundary test below: 0 an ASCII letter, 1 an ASCII digit, 2 tab,

@@ -66,7 +66,7 @@ function separators(line: string): number {
   return Math.max(unitsOf(line, '|'), unitsOf(line, '\t'), commas > 1 ? commas : 0);
 }
 
-// What is known of a line, as bits of `Prepared.facts`: each fact has a bit saying it is known
+// What is known of a line, as bits of its `FACTS` slot in `Prepared.info`: each fact has a bit saying it is known
 // and a bit giving its value, so that a line is tested only as far as its class is asked for.
 const ERR_KNOWN = 1;
 const ERR = 2;
@@ -95,6 +95,8 @@ function spansOf(line: string): Array<[number, number]> {
 
 /** A text's lines, their keeping order and what is known of their lengths, kept across calls. */
 interface Prepared {
+  /** The prefix the text is cut with (the lines' facts do not depend on it, `whole` does). */
+  prefix: string;
   lines: readonly string[];
   /** The text joined whole, or how to make it (a caller may know it is over budget: then it is made only for a plain cut). */
   whole: string | (() => string);
@@ -108,67 +110,110 @@ interface Prepared {
   cls: number;
   /** The next line (going back) to test for class `cls`; 0 ends the class. */
   at: number;
-  /** Per line, the fact bits above (`ERR_KNOWN` …). */
-  facts: Uint8Array;
-  /** Per line, its table separator count plus one (0 for not counted yet). */
-  seps: Int32Array;
   /**
-   * Per line, what its pre-token pieces tell of its tokens ({@link pieceFloor}): 0 not scanned,
-   * `k + 1` for exactly `k` pieces (the whole line scanned), `-k` for at least `k` pieces.
+   * What is known of each line, {@link SLOTS} integers a line (one array for all: cheaper to
+   * make than an array per kind), 0 for nothing known yet:
+   * - `FACTS`: the fact bits above (`ERR_KNOWN` …);
+   * - `SEPS`: the line's table separator count plus one;
+   * - `FLOOR`: what its pre-token pieces tell of its tokens ({@link pieceFloor}): `k + 1` for
+   *   exactly `k` pieces (the whole line scanned), `-k` for at least `k` pieces;
+   * - `LEN`: its exact token count plus one, or minus the largest cap it is known to exceed.
    */
-  floor: Int32Array;
-  /** Exact token count of a line, or minus the largest cap it is known to exceed. */
-  len: number[];
+  info: Int32Array;
   /** The spans of a line, once found, with their token counts once counted (-1 before). */
   spans: Array<Array<{ start: number; text: string; tokens: number }> | undefined>;
+  /**
+   * The cuts made, by budget, with the cut functions they were made with (a dialog is often
+   * rendered twice at the same budgets, to confirm a fit): other functions start it afresh.
+   */
+  cuts: Map<number, string> | undefined;
+  cutWith: EvidenceCutOptions['cut'];
+  countedWith: EvidenceCutOptions['countedCut'];
 }
+
+/** The slots of `Prepared.info` for line `i`: `info[i * SLOTS + slot]`. */
+const SLOTS = 4;
+const FACTS = 0;
+const SEPS = 1;
+const FLOOR = 2;
+const LEN = 3;
 
 /**
  * The most recent texts prepared (a fit renders the same results at many budgets), keyed by the
- * text itself (whose hash the engine keeps with the string) and then by the prefix.
+ * text itself (whose hash the engine keeps with the string); a text met again with another
+ * prefix is prepared afresh.
  */
-const PREPARED = new Map<string, Map<string, Prepared>>();
+const PREPARED = new Map<string, Prepared>();
 const PREPARED_MAX = 1024;
 
-/** (Internal: dsl/internals.ts.) Forget the prepared texts. */
+/**
+ * Middle cuts of single lines, by budget and then by the line, made with {@link lineCutsBy}: the
+ * same line (a command, a header, a prompt) often ends or starts several results, and a cut costs
+ * more than a look-up.
+ */
+const LINE_CUTS = new Map<number, Map<string, { text: string; tokens: number }>>();
+let lineCutsBy: EvidenceCutOptions['countedCut'];
+let lineCutsKept = 0;
+const LINE_CUTS_MAX = 4096;
+
+/** `countedCut(line, maxToks)`, remembered (see {@link LINE_CUTS}). */
+function lineCut(countedCut: NonNullable<EvidenceCutOptions['countedCut']>, line: string, maxToks: number): { text: string; tokens: number } {
+  if (lineCutsBy !== countedCut || lineCutsKept >= LINE_CUTS_MAX) {
+    LINE_CUTS.clear();
+    lineCutsKept = 0;
+    lineCutsBy = countedCut;
+  }
+  let byLine = LINE_CUTS.get(maxToks);
+  if (byLine === undefined) {
+    byLine = new Map();
+    LINE_CUTS.set(maxToks, byLine);
+  }
+  let c = byLine.get(line);
+  if (c === undefined) {
+    c = countedCut(line, maxToks);
+    byLine.set(line, c);
+    lineCutsKept++;
+  }
+  return c;
+}
+
+/** (Internal: dsl/internals.ts.) Forget the prepared texts and the cuts of lines. */
 export function clearPrepared(): void {
   PREPARED.clear();
+  LINE_CUTS.clear();
+  lineCutsKept = 0;
 }
 
 function prepared(text: string, prefix: string, known?: { lines: readonly string[]; whole: string | (() => string) }): Prepared {
-  let byPrefix = PREPARED.get(text);
-  const p0 = byPrefix?.get(prefix);
-  if (p0 !== undefined) return p0;
+  const p0 = PREPARED.get(text);
+  if (p0 !== undefined && p0.prefix === prefix) return p0;
   const lines = known !== undefined ? known.lines : pyNonBlankLines(text);
   const whole = known !== undefined ? known.whole : lines.length ? prefix + lines.join(JOIN) : prefix.trimEnd();
   const last = lines.length - 1;
   const p: Prepared = {
+    prefix,
     lines,
     whole,
     order: last > 0 ? [last, 0] : last === 0 ? [0] : [],
     cls: 1,
     at: last - 1,
-    facts: new Uint8Array(lines.length),
-    seps: new Int32Array(lines.length),
-    floor: new Int32Array(lines.length),
-    len: [],
+    info: new Int32Array(lines.length * SLOTS),
     spans: [],
+    cuts: undefined,
+    cutWith: undefined,
+    countedWith: undefined,
   };
-  if (byPrefix === undefined) {
-    if (PREPARED.size >= PREPARED_MAX) PREPARED.clear();
-    byPrefix = new Map();
-    PREPARED.set(text, byPrefix);
-  }
-  byPrefix.set(prefix, p);
+  if (p0 === undefined && PREPARED.size >= PREPARED_MAX) PREPARED.clear();
+  PREPARED.set(text, p);
   return p;
 }
 
 /** Fact `bit` of line `i`, tested by `test` the first time it is asked (`known` then records that it was). */
 function lineFact(p: Prepared, i: number, known: number, bit: number, test: (line: string) => boolean): boolean {
-  const f = p.facts[i]!;
+  const f = p.info[i * SLOTS + FACTS]!;
   if (f & known) return (f & bit) !== 0;
   const v = test(p.lines[i]!);
-  p.facts[i] = f | known | (v ? bit : 0);
+  p.info[i * SLOTS + FACTS] = f | known | (v ? bit : 0);
   return v;
 }
 
@@ -196,19 +241,19 @@ function rankOf(p: Prepared, i: number): number {
 
 /** False when line `i` surely holds no URL or path (known so, or an error line, or no `/` nor `.` before a letter). */
 function maySpan(p: Prepared, i: number): boolean {
-  const f = p.facts[i]!;
+  const f = p.info[i * SLOTS + FACTS]!;
   if ((f & ERR_KNOWN) !== 0 && (f & ERR) !== 0) return false;
   if ((f & SPAN_KNOWN) !== 0) return (f & SPAN) !== 0;
   if (mayHoldUrlOrPath(p.lines[i]!)) return true;
-  p.facts[i] = f | SPAN_KNOWN; // surely none: hasUrlOrPath would say so too
+  p.info[i * SLOTS + FACTS] = f | SPAN_KNOWN; // surely none: hasUrlOrPath would say so too
   return false;
 }
 
 function sepsOf(p: Prepared, i: number): number {
-  const k = p.seps[i]!;
+  const k = p.info[i * SLOTS + SEPS]!;
   if (k > 0) return k - 1;
   const n = separators(p.lines[i]!);
-  p.seps[i] = n + 1;
+  p.info[i * SLOTS + SEPS] = n + 1;
   return n;
 }
 
@@ -219,19 +264,19 @@ function sepsOf(p: Prepared, i: number): number {
  * both ways from it; the answer is recorded for the whole run.
  */
 function isInner(p: Prepared, i: number): boolean {
-  const f = p.facts[i]!;
+  const f = p.info[i * SLOTS + FACTS]!;
   if (f & INNER_KNOWN) return (f & INNER) !== 0;
   const n = sepsOf(p, i);
   if (n === 0) {
-    p.facts[i] = f | INNER_KNOWN;
+    p.info[i * SLOTS + FACTS] = f | INNER_KNOWN;
     return false;
   }
   let a = i;
   while (a > 0 && sepsOf(p, a - 1) === n) a--;
   let b = i + 1;
   while (b < p.lines.length && sepsOf(p, b) === n) b++;
-  for (let k = a; k < b; k++) p.facts[k] = p.facts[k]! | INNER_KNOWN | (b - a >= 4 && k >= a + 2 && k < b - 1 ? INNER : 0);
-  return (p.facts[i]! & INNER) !== 0;
+  for (let k = a; k < b; k++) p.info[k * SLOTS + FACTS] = p.info[k * SLOTS + FACTS]! | INNER_KNOWN | (b - a >= 4 && k >= a + 2 && k < b - 1 ? INNER : 0);
+  return (p.info[i * SLOTS + FACTS]! & INNER) !== 0;
 }
 
 /** Whether line `i` (neither the first nor the last) is of class `c` of the keeping order. */
@@ -266,41 +311,46 @@ function orderAt(p: Prepared, k: number): number {
  * scan that reaches the line's end gives its piece count for any `n`).
  */
 function surelyOver(p: Prepared, i: number, n: number): boolean {
-  const f = p.floor[i]!;
+  const f = p.info[i * SLOTS + FLOOR]!;
   if (f > 0) return f - 1 > n;
   if (f < 0 && -f > n) return true;
   const k = pieceFloor(p.lines[i]!, n);
-  p.floor[i] = k > n ? -k : k + 1;
+  p.info[i * SLOTS + FLOOR] = k > n ? -k : k + 1;
   return k > n;
 }
 
 /**
- * Whether line `i` surely has more than `room` tokens: from what `p.len` knows, else from its
- * pre-token pieces (`surelyOverToks`), recording a verdict of "over" in `p.len` (the room only
+ * Whether line `i` surely has more than `room` tokens: from what its `LEN` slot knows, else from
+ * its pre-token pieces (`surelyOverToks`), recording a verdict of "over" there (the room only
  * shrinks within a cut, so the line is then passed over at once for the rest of it).
  */
 function overRoom(p: Prepared, i: number, room: number): boolean {
-  const known = p.len[i];
-  if (known !== undefined) {
-    if (known >= 0) return known > room;
-    if (-known >= room) return true;
-  }
+  const known = p.info[i * SLOTS + LEN]!;
+  if (known > 0) return known - 1 > room;
+  if (known < 0 && -known >= room) return true;
   if (!surelyOver(p, i, room)) return false;
-  p.len[i] = -room;
+  p.info[i * SLOTS + LEN] = -room;
   return true;
 }
 
-/** `min(lenToks(line), cap)`, counting no further than the cap needs (and recording what it learns in `p.len`). */
-function capLen(p: Prepared, i: number, cap: number): number {
-  const known = p.len[i];
-  if (known !== undefined && (known >= 0 || -known >= cap)) return known >= 0 ? Math.min(known, cap) : cap;
+/**
+ * `min(lenToks(line), cap)`, counting no further than the cap needs (and recording what it
+ * learns in the line's `LEN` slot). `cutting`: the line will be middle-cut to `cap` if over
+ * it, so its end is encoded too when that may settle the count (the cut needs it anyway).
+ */
+function capLen(p: Prepared, i: number, cap: number, cutting = false): number {
+  const known = p.info[i * SLOTS + LEN]!;
+  if (known > 0) return Math.min(known - 1, cap);
+  if (known < 0 && -known >= cap) return cap;
   const line = p.lines[i]!;
-  // Most lines asked about are far over a small cap: their pre-token pieces alone tell.
-  if (!surelyOver(p, i, cap) && fitsToksFront(line, cap)) {
-    p.len[i] = lenToks(line);
-    return p.len[i]!;
+  // Most lines asked about are far over a small cap: their pre-token pieces alone tell. A line
+  // short for the cap most likely fits it: it is counted whole at once (no front to test first).
+  if (!surelyOver(p, i, cap) && (line.length <= 4 * cap || (cutting ? fitsToks(line, cap) : fitsToksFront(line, cap)))) {
+    const n = lenToks(line);
+    p.info[i * SLOTS + LEN] = n + 1;
+    return Math.min(n, cap);
   }
-  p.len[i] = -cap;
+  p.info[i * SLOTS + LEN] = -cap;
   return cap;
 }
 
@@ -339,7 +389,7 @@ export interface EvidenceCutOptions {
  */
 export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOptions = {}): string {
   if (maxToks <= 0) return '';
-  return cutPrepared(prepared(text, opts.prefix ?? '> ', undefined), maxToks, opts, false);
+  return cutMemo(prepared(text, opts.prefix ?? '> ', undefined), maxToks, opts, false);
 }
 
 /**
@@ -365,7 +415,25 @@ export function evidenceCutLines(
     const w = typeof whole === 'string' ? whole : whole();
     return !over && fitsToks(w, maxToks) ? w : (opts.cut ?? truncToksMid)(w, maxToks);
   }
-  return cutPrepared(prepared(text, '> ', { lines, whole }), maxToks, opts, over);
+  return cutMemo(prepared(text, '> ', { lines, whole }), maxToks, opts, over);
+}
+
+/**
+ * {@link cutPrepared}, looked up when the text was cut at this budget with the same cut functions
+ * before (`over` only spares a fit test whose answer it gives: the cut does not depend on it).
+ */
+function cutMemo(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, over: boolean): string {
+  if (prep.cuts === undefined || prep.cutWith !== opts.cut || prep.countedWith !== opts.countedCut) {
+    prep.cuts = new Map();
+    prep.cutWith = opts.cut;
+    prep.countedWith = opts.countedCut;
+  }
+  let out = prep.cuts.get(maxToks);
+  if (out === undefined) {
+    out = cutPrepared(prep, maxToks, opts, over);
+    prep.cuts.set(maxToks, out);
+  }
+  return out;
 }
 
 /** The cut of {@link evidenceCut} for a prepared text, with a positive budget; `over`: the whole is known not to fit. */
@@ -409,10 +477,10 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
       take({ line: i, start: 0, whole: true, text: line, tokens: capLen(prep, i, room + 1) });
       return;
     }
-    const n = capLen(prep, i, lineCap);
-    // capLen has left in prep.len the line's exact count, or minus a cap of at least lineCap it exceeds.
-    const known = prep.len[i]!;
-    const fits = known >= 0 && known <= lineCap;
+    const n = capLen(prep, i, lineCap, !spanning && used + lineCap + 1 <= maxToks);
+    // capLen has left in the line's LEN slot its exact count plus one, or minus a cap of at least lineCap it exceeds.
+    const known = prep.info[i * SLOTS + LEN]!;
+    const fits = known > 0 && known - 1 <= lineCap;
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
     if (!fits && spanning) {
@@ -434,7 +502,7 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
       take({ line: i, start: 0, whole: true, text: line, tokens: n });
       return;
     }
-    const c = countedCut ? countedCut(line, lineCap) : undefined;
+    const c = countedCut ? lineCut(countedCut, line, lineCap) : undefined;
     const t = c ? c.text : cut(line, lineCap);
     take({ line: i, start: 0, whole: true, text: t, tokens: c ? c.tokens : lenToks(t) });
   };

@@ -205,5 +205,12 @@ describe('evidenceCut reuses what it made', () => {
     expect(b.endsWith(cleanTruncMid(long, 5))).toBe(true);
     // The long last line is cut once for both texts.
     expect(calls).toEqual([`5:${long.length}`]);
+    // A line of more than 2048 units is not remembered (it may keep a whole result alive): cut each time.
+    const huge = `tail: ${'word '.repeat(410)}end`;
+    calls.length = 0;
+    evidenceCut(`start\n${huge}`, 20, { cut: cleanTruncMid, countedCut: counted });
+    evidenceCut(`begin\n${huge}`, 20, { cut: cleanTruncMid, countedCut: counted });
+    expect(huge.length).toBe(2059);
+    expect(calls).toEqual(['5:2059', '5:2059']);
   });
 });

@@ -149,15 +149,19 @@ const PREPARED_MAX = 1024;
 /**
  * Middle cuts of single lines, by budget and then by the line, made with {@link lineCutsBy}: the
  * same line (a command, a header, a prompt) often ends or starts several results, and a cut costs
- * more than a look-up.
+ * more than a look-up. At most as many lines as {@link PREPARED} holds texts, and none longer
+ * than {@link LINE_CUT_UNITS} (a line is often a slice that keeps its whole result alive).
  */
 const LINE_CUTS = new Map<number, Map<string, { text: string; tokens: number }>>();
 let lineCutsBy: EvidenceCutOptions['countedCut'];
 let lineCutsKept = 0;
-const LINE_CUTS_MAX = 4096;
+const LINE_CUTS_MAX = PREPARED_MAX;
+/** Lines longer than this many UTF-16 units are cut without being remembered. */
+const LINE_CUT_UNITS = 2048;
 
 /** `countedCut(line, maxToks)`, remembered (see {@link LINE_CUTS}). */
 function lineCut(countedCut: NonNullable<EvidenceCutOptions['countedCut']>, line: string, maxToks: number): { text: string; tokens: number } {
+  if (line.length > LINE_CUT_UNITS) return countedCut(line, maxToks);
   if (lineCutsBy !== countedCut || lineCutsKept >= LINE_CUTS_MAX) {
     LINE_CUTS.clear();
     lineCutsKept = 0;

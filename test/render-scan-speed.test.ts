@@ -98,7 +98,7 @@ function plainStep(line: string, open: OpenFence | null): OpenFence | null {
     for (const c of line.slice(0, i)) col = c === ' ' ? col + 1 : col + 4 - (col % 4);
     if (col >= 4) return null;
     if (ch === 96 && rest.includes('`')) return null;
-    return { ch, len, line: line.slice(i), col: 0 }; // (the generated lines start no list item)
+    return { ch, len, line: line.slice(i) };
   }
   if (ch === open.ch && len >= open.len && /^[ \t]*$/.test(rest)) return null;
   return open;

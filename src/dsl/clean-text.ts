@@ -38,9 +38,7 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   const fenced = hasFenceRun(text);
   const pre = mark === null ? '' : mark + (fenced && looksLikeFence(text) ? '\n' : ' ');
   const suf = (t: string): string => (mark === null ? '' : (fenced && lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
-  // After `mark + ' '` the text's first line is no list item of its own (it follows the mark).
-  const lead = pre.endsWith(' ');
-  const whole = opts.balance && fenced ? closeOpenFence(text, lead) : text;
+  const whole = opts.balance && fenced ? closeOpenFence(text) : text;
   const close = suf(whole);
   const full = pre + whole + close;
   // Counts of texts made from `text` come from its encoded pieces and the seams (splice.ts).
@@ -58,9 +56,9 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
       if (spans === null) break;
     }
     if (spans.head === 0 && spans.tail === text.length) break;
-    const parts = fenced ? joinCutParts(text, spans.head, spans.tail, lead) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
+    const parts = fenced ? joinCutParts(text, spans.head, spans.tail) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
     const joined = text.slice(0, parts.head) + parts.mid + text.slice(parts.tail);
-    const body = fenced ? closeOpenFence(joined, lead) : joined;
+    const body = fenced ? closeOpenFence(joined) : joined;
     const end = suf(body);
     // Counted as the splice of `text` it is, a closing line appended at the end before the
     // suffix (without mending, the cut's seams are the ones its fit check has just counted).

@@ -8,16 +8,11 @@
  * at a cut so that no fence is left open or orphaned. Linear in the text's length.
  */
 
-/**
- * A fence that is open: its character, its length, the opening line (from the fence on), and
- * the content column of the list item it was opened in (0 outside a list item): a line that is
- * not blank and is indented less than that ends the item, and the fence with it.
- */
+/** A fence that is open: its character, its length and the opening line (from the fence on). */
 export interface OpenFence {
   ch: number;
   len: number;
   line: string;
-  col: number;
 }
 
 const BACKTICK = 0x60;
@@ -55,11 +50,8 @@ function indentColumns(s: string, i: number, end: number): number {
  * (fences of list items are indented by at most three columns at the first level); closing
  * lines may be indented any amount, so a fence of a nested list item still closes.
  */
-function step(s: string, start: number, end: number, open: OpenFence | null, lead: boolean): OpenFence | null {
+function step(s: string, start: number, end: number, open: OpenFence | null): OpenFence | null {
   const i = skipBlank(s, start, end);
-  // A line indented less than the list item's content ends the item and the fence opened in it;
-  // the line itself is then read outside (it may open a fence of its own).
-  if (open !== null && open.col > 0 && i < end && indentColumns(s, start, end) < open.col) open = null;
   const ch = s.charCodeAt(i);
   if (ch !== BACKTICK && ch !== TILDE) return open;
   let j = i;
@@ -67,91 +59,12 @@ function step(s: string, start: number, end: number, open: OpenFence | null, lea
   const len = j - i;
   if (len < 3) return open;
   if (open === null) {
-    const indent = indentColumns(s, start, end);
-    if (indent >= 4) return null;
+    if (indentColumns(s, start, end) >= 4) return null;
     if (ch === BACKTICK && s.slice(j, end).includes('`')) return null; // not a fence: backtick in the info string
-    return { ch, len, line: s.slice(i, end), col: indent > 0 ? itemColumn(s, start, indent, lead) : 0 };
+    return { ch, len, line: s.slice(i, end) };
   }
-  if (ch === open.ch && len >= open.len && skipBlank(s, j, end) === end) {
-    closedCol = open.col;
-    return null;
-  }
+  if (ch === open.ch && len >= open.len && skipBlank(s, j, end) === end) return null;
   return open;
-}
-
-/**
- * The list item column of the fence that the latest closing line of the scan under way closed
- * (set by {@link step}; each scan starts it at 0): an opening line read back to that closing
- * line is in the same list item when it is indented as far.
- */
-let closedCol = 0;
-
-/** At most this many lines are read back from a fence line for the list item it is in. */
-const ITEM_LOOKBACK = 64;
-
-/**
- * The content column of the list item that holds the fence line starting at `start`, indented
- * by `indent` columns (1 to 3), or 0 for none: the earlier lines are read back to the first one
- * indented less that starts a list item (`-`, `+` or `*`, or up to nine digits and `.` or `)`,
- * then one to four spaces), whose content column it is when that is at most `indent`; lines
- * indented less that start no item are taken for lazy lines of its paragraph, which a blank
- * line or a fence line before them rules out; the read stops at a fence line. With `lead` the first line of `s` follows text on its line (a
- * mark), so it starts no item. More than {@link ITEM_LOOKBACK} lines read gives 0.
- */
-function itemColumn(s: string, start: number, indent: number, lead: boolean): number {
-  let lazy = false;
-  let end = start - 1; // the '\n' that ends the line before
-  for (let n = 0; end >= 0 && n < ITEM_LOOKBACK; n++) {
-    const ls = s.lastIndexOf('\n', end - 1) + 1;
-    const le = end > ls && s.charCodeAt(end - 1) === 13 ? end - 1 : end;
-    if (skipBlank(s, ls, le) === le) {
-      if (lazy) return 0;
-    } else if (looksLikeFence(s, ls)) {
-      // No paragraph runs on past a fence line, nor is an item read back past one: a line
-      // indented as far as the fence it closed is in that fence's item.
-      return lazy || indentColumns(s, ls, le) < indent || closedCol > indent ? 0 : closedCol;
-    } else if (indentColumns(s, ls, le) < indent) {
-      const c = ls === 0 && lead ? 0 : markerContent(s, ls, le);
-      if (c > 0) return c <= indent ? c : 0;
-      lazy = true;
-    }
-    end = ls - 1;
-  }
-  return 0;
-}
-
-/** The column where a list item's content starts on its first line `s[ls, le)`, or 0 when the line starts no item. */
-function markerContent(s: string, ls: number, le: number): number {
-  const at = skipBlank(s, ls, le);
-  let j = at;
-  const c = s.charCodeAt(j);
-  if (c === 0x2d || c === 0x2b || c === 0x2a) j++;
-  else {
-    while (j < le && j - at < 9 && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
-    if (j === at || (s.charCodeAt(j) !== 0x2e && s.charCodeAt(j) !== 0x29)) return 0;
-    j++;
-  }
-  let spaces = 0;
-  while (j + spaces < le && s.charCodeAt(j + spaces) === 32) spaces++;
-  if (spaces === 0 || spaces > 4) return 0;
-  return indentColumns(s, ls, le) + (j - at) + spaces;
-}
-
-/**
- * Whether a line in `[from, to)` ends the list item of `open` (is not blank and is indented
- * less than its content column); always false outside a list item.
- */
-function itemEndsIn(s: string, from: number, to: number, open: OpenFence | null): boolean {
-  if (open === null || open.col === 0) return false;
-  for (let i = from; i < to; ) {
-    const nl = s.indexOf('\n', i);
-    const e = nl < 0 || nl > to ? to : nl;
-    const le = e > i && s.charCodeAt(e - 1) === 13 ? e - 1 : e;
-    if (skipBlank(s, i, le) < le && indentColumns(s, i, le) < open.col) return true;
-    if (nl < 0) break;
-    i = nl + 1;
-  }
-  return false;
 }
 
 /**
@@ -187,24 +100,18 @@ class FenceLines {
 
 /**
  * The fence left open at the end of `s.slice(from, to)` (its last, possibly partial, line
- * included), starting from `open` (default: outside code); `null` when none is. With `lead`,
- * the first line of `s` follows text on its line (a mark before it), so it starts no list item.
+ * included), starting from `open` (default: outside code); `null` when none is.
  */
-export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFence | null = null, lead = false): OpenFence | null {
+export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFence | null = null): OpenFence | null {
   let st = open;
-  // Lines without a run of three fence characters leave the state as it is (skipped), but for
-  // one that ends the list item of the open fence.
+  // Lines without a run of three fence characters leave the state as it is: skipped.
   const lines = new FenceLines(s);
-  closedCol = 0;
-  let i = lines.next(from);
-  if (itemEndsIn(s, from, i < 0 || i > to ? to : i, st)) st = null;
-  while (i >= 0 && i <= to) {
+  for (let i = lines.next(from); i >= 0 && i <= to; ) {
     const end = lineEnd(s, i, to);
-    st = step(s, i, end, st, lead);
+    st = step(s, i, end, st);
     const nl = s.indexOf('\n', i);
     if (nl < 0 || nl >= to) break;
     i = lines.next(nl + 1);
-    if (itemEndsIn(s, nl + 1, i < 0 || i > to ? to : i, st)) st = null;
   }
   return st;
 }
@@ -213,30 +120,27 @@ export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFen
  * The fence open where `s.slice(pos)` starts, in `s` as written: every line that starts before
  * `pos` is read whole (so a cut inside an opening line counts as inside its block).
  */
-export function openFenceAt(s: string, pos: number, lead = false): OpenFence | null {
+export function openFenceAt(s: string, pos: number): OpenFence | null {
   let st: OpenFence | null = null;
   const lines = new FenceLines(s);
-  closedCol = 0;
   for (let i = lines.next(0); i >= 0 && i < pos; ) {
     const end = lineEnd(s, i, s.length);
-    st = step(s, i, end, st, lead);
+    st = step(s, i, end, st);
     const nl = s.indexOf('\n', i);
     if (nl < 0) break;
     i = lines.next(nl + 1);
-    // (Lines are read whole: one that starts before `pos` and ends the item closes the fence.)
-    if (itemEndsIn(s, nl + 1, Math.min(i < 0 ? s.length : i, pos), st)) st = null;
   }
   return st;
 }
 
-/** The closing line of `f`, indented to its list item's content (a closer indented less would end the item and open a fence). */
+/** The closing line of `f`. */
 export function closerOf(f: OpenFence): string {
-  return ' '.repeat(f.col) + String.fromCharCode(f.ch).repeat(f.len);
+  return String.fromCharCode(f.ch).repeat(f.len);
 }
 
-/** `s` with a closing line appended when it ends inside a fence (`lead` as {@link openFenceAtEnd}). */
-export function closeOpenFence(s: string, lead = false): string {
-  const f = openFenceAtEnd(s, 0, s.length, null, lead);
+/** `s` with a closing line appended when it ends inside a fence. */
+export function closeOpenFence(s: string): string {
+  const f = openFenceAtEnd(s);
   return f === null ? s : `${s}\n${closerOf(f)}`;
 }
 
@@ -274,7 +178,7 @@ export function joinCut(s: string, head: number, tail: number): string {
  * it, a line break before a tail that starts with a fence line), so that the join can be
  * counted from the pieces of `s` and its seams.
  */
-export function joinCutParts(s: string, head: number, tail: number, lead = false): { head: number; mid: string; tail: number } {
+export function joinCutParts(s: string, head: number, tail: number): { head: number; mid: string; tail: number } {
   // A cut inside a fence line keeps none of that line: the head stops at its start and the
   // tail starts after it (a fence line in pieces would be read as text, or as another fence).
   const hs = s.lastIndexOf('\n', head - 1) + 1;
@@ -284,8 +188,8 @@ export function joinCutParts(s: string, head: number, tail: number, lead = false
     const nl = s.indexOf('\n', tail);
     tail = nl < 0 ? s.length : nl + 1;
   }
-  const hOpen = openFenceAtEnd(s, 0, head, null, lead);
-  const tOpen = openFenceAt(s, tail, lead);
+  const hOpen = openFenceAtEnd(s, 0, head);
+  const tOpen = openFenceAt(s, tail);
   const before = hOpen === null ? ' …' : `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${closerOf(hOpen)}\n…`;
   if (tOpen !== null) return { head, mid: `${before}\n${tOpen.line}\n`, tail };
   return { head, mid: looksLikeFence(s, tail) ? `${before}\n` : `${before} `, tail };

@@ -49,8 +49,32 @@ describe('grapheme-safe cuts', () => {
   it("the issue's example: no U+FFFD, no half emoji, within the budget", () => {
     const s = '🧠'.repeat(50) + ' end text';
     expect(truncToksMid(s, 10)).toBe('🧠� … �� end text');
-    expect(cleanTruncMid(s, 10)).toBe('🧠 …  end text');
+    expect(cleanTruncMid(s, 10)).toBe('🧠 … end text');
     expect(lenToks(cleanTruncMid(s, 10))).toBeLessThanOrEqual(10);
+  });
+
+  it('a cut keeps words whole: no part of a word, no number fragment, no double space at the mark', () => {
+    const fox = 'The quick brown fox jumps over the lazy dog and keeps running through the forest until nightfall. '.repeat(20).trim();
+    // The budget falls inside 'lazy' and inside 'the': both are dropped with their spaces.
+    expect(cleanTruncMid(fox, 16)).toBe('The quick brown fox jumps over the … through the forest until nightfall.');
+    // A tail that would start inside 'nightfall.' starts at the next sentence.
+    expect(cleanTruncMid(fox, 40)).toBe(
+      'The quick brown fox jumps over the lazy dog and keeps running through the forest until nightfall. … The quick brown fox jumps over the lazy dog and keeps running through the forest until nightfall.',
+    );
+    // Numbers are words: the reference-shaped cut kept '800' of 8000024 and '35' of 39000117.
+    const nums = Array.from({ length: 40 }, (_, i) => String(1000003 * (i + 7))).join(' ');
+    expect(cleanTruncMid(nums, 12)).toBe('7000021 … 46000138');
+    // A word longer than 24 units (a hash) is cut where the budget falls, as is text written
+    // without spaces between words.
+    expect(cleanTruncMid(`commit ${'a3f9c2e17b'.repeat(6)} merged`, 10)).toBe('commit a3f … e17b merged');
+    expect(cleanTruncMid('日本語のテキストです。'.repeat(30), 12)).toBe('日本語のテキ … テキストです。');
+    expect(cleanTruncMid('Καλημέρα κόσμε, αυτό είναι ένα κείμενο. '.repeat(20), 20)).toBe('Καλημέρα κόσμε, αυτό είναι … αυτό είναι ένα κείμενο. ');
+    for (const [t, k] of [
+      [fox, 16],
+      [fox, 40],
+      [nums, 12],
+    ] as const)
+      expect(lenToks(cleanTruncMid(t, k))).toBeLessThanOrEqual(k);
   });
 
   it('a run of flags longer than the segmenting window is cut between flags, never inside one', () => {
@@ -170,7 +194,7 @@ describe('code fences that a cut leaves closed', () => {
   it('the reference leaves the fence open after a cut; the clean rendering closes it and mdast agrees', () => {
     const ref = compactText(prose, '»', 40);
     const clean = compactText(prose, '»', 40, 'clean');
-    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 \n```\n…\n```python\n9\n```\n\nAnd that is all. The end of the reply. »');
+    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 =\n```\n…\n```python\n\n```\n\nAnd that is all. The end of the reply. »');
     expect(lenToks(clean)).toBeLessThanOrEqual(40);
     const after = '\n\n***\n\n§ next §';
     expect(insideCode(ref + after, '***')).toEqual([]); // this cut happened to keep the closer…
@@ -239,7 +263,7 @@ describe('code fences that a cut leaves closed', () => {
 
   it('a tail inside a block reopens it with its opening line', () => {
     const t = `See:\n~~~\n${Array.from({ length: 60 }, (_, i) => `row ${i}`).join('\n')}\n~~~\nDone.`;
-    expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 59\n~~~\nDone. §');
+    expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\nrow\n~~~\n…\n~~~\n59\n~~~\nDone. §');
   });
 
   it('property: nothing after a clean cut of fenced prose is code', () => {

@@ -165,7 +165,7 @@ describe('compactResult and profiles', () => {
   it('the clean profile cuts by evidence', () => {
     expect(compactResult(traceback, 35, 'clean')).toBe(evidenceCut(traceback, 35, { cut: cleanTruncMid }));
     expect(compactResult(traceback, 35, 'clean')).toBe(
-      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for  … 10: 'abc'",
+      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for … 10: 'abc'",
     );
   });
 

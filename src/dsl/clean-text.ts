@@ -57,6 +57,8 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     }
     if (spans.head === 0 && spans.tail === text.length) break;
     const parts = fenced ? joinCutParts(text, spans.head, spans.tail) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
+    // Nothing but fence repairs and blanks kept beside the mark: the delimiters alone say as much.
+    if (parts.head === 0 && isBlankFrom(text, parts.tail)) break;
     const joined = text.slice(0, parts.head) + parts.mid + text.slice(parts.tail);
     const body = fenced ? closeOpenFence(joined) : joined;
     const end = suf(body);
@@ -81,6 +83,15 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   }
   const tiny = cleanTruncMid(full, maxToks, CUT_MARK);
   return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);
+}
+
+/** Whether `s.slice(from)` holds only spaces, tabs and line breaks (or nothing). */
+function isBlankFrom(s: string, from: number): boolean {
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+  }
+  return true;
 }
 
 /** A line made only of 🧠 (Solveit's thinking indicator), variation selectors and whitespace. */

@@ -137,6 +137,86 @@ function refSpans(s: string, ref: CutParts | string, mark: string): [number, num
   return [head, n - k];
 }
 
+/** How far (UTF-16 units) a cut moves to keep a word whole; a longer word is cut where the budget falls. */
+const WORD_REACH = 24;
+
+/**
+ * Whether the UTF-16 unit `c` belongs to a word that a cut keeps whole: ASCII letters, digits
+ * and `_`, and the letters and combining marks of the Latin, Greek and Cyrillic blocks
+ * (U+00C0–U+04FF, less `×`, `÷` and the Greek question mark and ano teleia). Scripts written
+ * without spaces between words (Han, Kana, Thai) are not words here: their cut stays where the
+ * budget falls.
+ */
+function isWordUnit(c: number): boolean {
+  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+  return c >= 0xc0 && c <= 0x4ff && c !== 0xd7 && c !== 0xf7 && c !== 0x37e && c !== 0x387;
+}
+
+/** Punctuation that ends a word's sentence or clause, moved past with the word a tail cut drops. */
+const CLOSERS = '.,;:!?)]}\'"';
+
+/** Is `c` a space or a tab? */
+function isBlank(c: number): boolean {
+  return c === 0x20 || c === 0x09;
+}
+
+/**
+ * The end of a kept head moved back off a word it would split (to that word's start, for a
+ * word of at most {@link WORD_REACH} units), then off the spaces before it when `mark`
+ * starts with a space (which stands in for them): `lazy d|og` keeps `lazy`, not `lazy d` or
+ * `lazy `. `head` is a grapheme boundary; so is the result.
+ */
+function headAtWord(s: string, head: number, mark: string): number {
+  let h = head;
+  const w = wordAround(s, h);
+  if (w >= 0) h = graphemeFloor(s, w);
+  if (isBlank(mark.charCodeAt(0))) while (h > 0 && isBlank(s.charCodeAt(h - 1))) h--;
+  return h;
+}
+
+/**
+ * The start of a kept tail moved forward off a word it would split (to that word's end, for a
+ * word of at most {@link WORD_REACH} units), then past the spaces after it when `mark` ends
+ * with a space and more than spaces follow: `nightf|all. The` keeps `The`, not `all. The` (up to three characters of
+ * punctuation that close the word go with it when a space or a line end follows). `tail` is a
+ * grapheme boundary; so is the result.
+ */
+function tailAtWord(s: string, tail: number, mark: string): number {
+  const n = s.length;
+  let t = tail;
+  if (wordAround(s, t) >= 0) {
+    let j = t + 1;
+    while (j < n && isWordUnit(s.charCodeAt(j))) j++;
+    // Punctuation that closes the word's sentence or clause goes with it (`all. The` keeps
+    // `The`), when a space or a line's end follows.
+    let k = j;
+    while (k < n && k - j < 3 && CLOSERS.includes(s.charAt(k))) k++;
+    if (k > j && (k === n || isBlank(s.charCodeAt(k)) || s.charCodeAt(k) === 10 || s.charCodeAt(k) === 13)) j = k;
+    t = graphemeCeil(s, j);
+  }
+  if (isBlank(mark.charCodeAt(mark.length - 1))) {
+    let k = t;
+    while (k < n && isBlank(s.charCodeAt(k))) k++;
+    if (k < n) t = k; // (a tail of blanks alone is kept: an empty tail would mean no tail at all)
+  }
+  return t;
+}
+
+/**
+ * The start of the word that a cut at `i` would split (the units on both sides of `i` are word
+ * units), or -1 when the cut splits none or the word is longer than {@link WORD_REACH} units
+ * (a hash, a long identifier, a run of one letter: cut where the budget falls).
+ */
+function wordAround(s: string, i: number): number {
+  const n = s.length;
+  if (i <= 0 || i >= n || !isWordUnit(s.charCodeAt(i - 1)) || !isWordUnit(s.charCodeAt(i))) return -1;
+  let a = i - 1;
+  while (a > 0 && i - a < WORD_REACH && isWordUnit(s.charCodeAt(a - 1))) a--;
+  let b = i + 1;
+  while (b < n && b - a <= WORD_REACH && isWordUnit(s.charCodeAt(b))) b++;
+  return b - a <= WORD_REACH && (a === 0 || !isWordUnit(s.charCodeAt(a - 1))) ? a : -1;
+}
+
 /**
  * The spans a grapheme-safe cut of `s` to `maxToks` tokens keeps around `mark`, or `null` when
  * `s` fits whole. The reference's cut gives the first estimate (its head and tail are byte
@@ -149,8 +229,8 @@ export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k
   const markToks = lenToks(mark);
   for (let k = maxToks; k > markToks; k--) {
     const [h, t] = refSpans(s, refCut ? refCut(k) : midCutParts(s, k, mark, true)(k), mark);
-    const head = graphemeFloor(s, h);
-    const tail = Math.max(head, graphemeCeil(s, t));
+    const head = headAtWord(s, graphemeFloor(s, h), mark);
+    const tail = Math.max(head, tailAtWord(s, graphemeCeil(s, t), mark));
     // The joined text counted from the pieces of s already encoded: only its seams are encoded.
     const tokens = spliceCount(s, head, mark, tail, maxToks);
     if (tokens !== OVER) return { head, tail, tokens };

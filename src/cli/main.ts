@@ -205,6 +205,8 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   for (const p of planned) if (isFailure(p) || isSkip(p)) bar?.increment();
   flush();
 
+  const targets = jobs.flatMap((j) => (j.target === null || j.check ? [] : [j.target]));
+  const unguard = targets.length > 0 ? await guardInterrupts(targets) : undefined;
   try {
     if (jobs.length > 0) (await import('../host/node.js')).useNodeHost();
     if (parallel) await (await import('./jobs.js')).runInWorkers(jobs, opts.jobs, onResult, early);
@@ -213,6 +215,7 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
       for (const j of jobs) onResult(await processFile(j));
     }
   } finally {
+    unguard?.();
     await early?.stop(); // no-op for workers already done
     if (multibar) {
       multibar.update(); // flush lines logged since the last redraw before the bar goes
@@ -222,6 +225,29 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   }
   if (withTotal && results.every((r) => r !== undefined)) emit(reportStream, totalLine(results as FileResult[]));
   return failed > 0 || (pending > 0 && !opts.dryRun) ? 1 : 0;
+}
+
+/**
+ * While a run writes `targets`: on SIGINT (Ctrl-C) or SIGTERM, remove the run's temporary files
+ * (a write may be half done, on this thread or a worker's), then let the signal end the
+ * process as it would have without this handler (a shell then sees 130 for Ctrl-C). Returns
+ * the function that takes the handlers off again, called when the run ends.
+ */
+async function guardInterrupts(targets: readonly string[]): Promise<() => void> {
+  const files = await import('../notebook/files.js');
+  files.noteOutputFolders(targets);
+  const off = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    off();
+    files.removeOwnTemps();
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return off;
 }
 
 /** True when this module is the program node was asked to run (not imported, not a worker). */

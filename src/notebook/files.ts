@@ -215,6 +215,46 @@ function removeStaleTemps(dir: string): void {
   }
 }
 
+/** Folders this process writes into: those the command plans to write ({@link noteOutputFolders}) and those written. */
+const outputFolders = new Set<string>();
+
+/** Remember the folders of `paths` (files about to be written) for {@link removeOwnTemps}. */
+export function noteOutputFolders(paths: Iterable<string>): void {
+  for (const p of paths) outputFolders.add(dirname(resolve(p)));
+}
+
+/**
+ * Remove, synchronously, the temporary files of this process ({@link tempPathFor}, named with
+ * its process id, so those of its worker threads too) from the folders it writes into: for an
+ * interrupt (Ctrl-C), which may come while a write is half done. Failures are ignored.
+ */
+export function removeOwnTemps(): void {
+  for (const dir of outputFolders) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = TEMP_NAME.exec(name);
+      if (m === null || Number(m[1]) !== process.pid) continue;
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        // gone already (renamed or removed by its own write)
+      }
+    }
+  }
+}
+
+/**
+ * Milliseconds a write waits with its temporary file written and not yet renamed, from
+ * `DLG_COMPACT_TEST_HOLD_WRITE_MS` (0 without it): a test hook, so that a test can interrupt
+ * the command while a temporary file exists.
+ */
+const HOLD_WRITE_MS = Math.max(0, Number(process.env.DLG_COMPACT_TEST_HOLD_WRITE_MS ?? 0) || 0);
+
 /** The file a symbolic link finally names (resolved even when that file does not exist yet). */
 async function linkTarget(path: string): Promise<string> {
   try {
@@ -283,6 +323,7 @@ function create(path: string, mode: number): Promise<number> {
  */
 async function writeAtomic(dest: string, payload: Buffer, old: Stats | null): Promise<void> {
   const tmp = tempPathFor(dest);
+  outputFolders.add(dirname(tmp));
   const fd = await create(tmp, old ? old.mode & 0o7777 : 0o666);
   try {
     try {
@@ -298,6 +339,7 @@ async function writeAtomic(dest: string, payload: Buffer, old: Stats | null): Pr
         }
       }
       await flush(fd);
+      if (HOLD_WRITE_MS > 0) await sleep(HOLD_WRITE_MS);
     } finally {
       closeSync(fd);
     }

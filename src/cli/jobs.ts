@@ -109,7 +109,8 @@ export function claimJob(shared: Pick<SharedJobs, 'jobs' | 'claims'>, worker: nu
  * Jobs that carry their input's bytes (standard input) stay on this thread.
  * A worker that dies while working fails the files it had taken (at most {@link LANES}), at once;
  * one that could not start (its modules did not load) takes none; either way the others go on,
- * and this thread takes what is left.
+ * and this thread takes what is left. An error thrown by `onResult` stops the run: no job is
+ * taken after it, and once the files in hand are done the returned promise rejects with it.
  */
 export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: FileResult) => void, started?: StartedWorkers): Promise<void> {
   const threads = Math.min(n, jobs.length, availableParallelism());
@@ -122,10 +123,20 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
   const list = jobs.filter((j) => j.bytes === undefined);
   const claims = new Int32Array(new SharedArrayBuffer(4 * (1 + list.length)));
   const reported = new Set<number>();
+  // The first error `onResult` threw (a report stream that failed): no job is taken after it,
+  // the files in hand finish (their writes are whole or nothing), nothing more is reported,
+  // and the run then fails with it, as a run on one thread does.
+  let broke: { error: unknown } | undefined;
   const report = (r: FileResult) => {
-    if (reported.has(r.index)) return;
+    if (broke !== undefined || reported.has(r.index)) return;
     reported.add(r.index);
-    onResult(r);
+    try {
+      onResult(r);
+    } catch (error) {
+      broke = { error };
+      Atomics.store(claims, 0, list.length);
+      local.length = 0;
+    }
   };
   // Why each worker (by number, from 1) ended before it said it was done.
   const died = new Map<number, string>();
@@ -175,6 +186,7 @@ export async function runInWorkers(jobs: FileJob[], n: number, onResult: (r: Fil
     return i === undefined ? undefined : list[i];
   };
   await Promise.all([...use.map((t, k) => lane(t, k + 1)), runLanes(take, report, processFile)]);
+  if (broke !== undefined) throw broke.error;
   // Left unreported after every lane: taken by a worker that died between taking a job and
   // saying whose it was.
   failTaken(undefined);

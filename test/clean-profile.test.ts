@@ -19,7 +19,7 @@ import { compactReply } from '../src/dsl/compact-reply.js';
 import { compactBody } from '../src/dsl/continuation.js';
 import { cleanMidCutParts, cleanTruncMid, graphemeCeil, graphemeFloor } from '../src/dsl/graphemes.js';
 import { closeOpenFence, hasFenceRun, joinCut, joinCutParts } from '../src/dsl/fences-repair.js';
-import { dropThinkingLines } from '../src/dsl/clean-text.js';
+import { cleanProse, dropThinkingLines } from '../src/dsl/clean-text.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
 import { compactChat, compactResult, compactText, fencedCode } from '../src/dsl/render.js';
@@ -75,6 +75,33 @@ describe('grapheme-safe cuts', () => {
       [nums, 12],
     ] as const)
       expect(lenToks(cleanTruncMid(t, k))).toBeLessThanOrEqual(k);
+  });
+
+  it('word-whole cuts: the edge cases of a review', () => {
+    // The spans are the reference cut's own, not one unit short where the mark's space meets a space of the text.
+    expect(cleanTruncMid('import os, sys\nimport os, sys\nresult = get_user_by_id(user_id=42)', 7)).toBe('import os, … 42)');
+    expect(cleanTruncMid('Total: 1234567\nErrors: 0\nWarnings: 12\nElapsed: 45.2 seconds\nStatus: OK', 19)).toBe(
+      'Total: 1234567\nErrors: … 45.2 seconds\nStatus: OK',
+    );
+    expect(cleanTruncMid('Summary of the run follows below with all the details you asked for earlier today.\nDone', 5)).toBe('Summary of … Done');
+    expect(cleanTruncMid('line one of the log output with lots of detail here\nline two\nERROR Connection refused', 9)).toBe(
+      'line one of the … ERROR Connection refused',
+    );
+    // A number with a decimal point or a thousands separator is one word: no '.655' of 919.655.
+    expect(cleanTruncMid('78.741, 558103025, 448.683, 556.022, 843309194, 0x28a434dc, 919.655', 9)).toBe('78.741, … 919.655');
+    expect(cleanTruncMid('Plot of y = 3×x² ÷ 2 for values 1,000.50 and 2,000.75 and 3.14159265 done', 12)).toBe('Plot of y = … done');
+    // Greek Extended letters are letters: 'ἀρχῇ' is dropped whole.
+    expect(cleanTruncMid('Ἐν ἀρχῇ ἦν ὁ λόγος, καὶ ὁ λόγος ἦν πρὸς τὸν θεόν. '.repeat(5), 14)).toBe('Ἐν … θεόν. ');
+    // A blank that a combining mark follows, and a Prepend character with the space after it,
+    // are one character each: kept whole (with the mark's own space beside them).
+    expect(cleanTruncMid('dog quick Zxqvbn jumps is is unbelievable \u0301 of', 8)).toBe('dog quick …  \u0301 of');
+    expect(cleanTruncMid('aaaa bbbb cccc \u0600 dddd eeee ffff gggg', 15)).toBe('aaaa bbbb cccc \u0600  … ffff gggg');
+    // An empty side next to a delimiter: one space between them, not the delimiter's and the mark's.
+    expect(compactText('internationalization configuration because brown fox the', '»', 7, 'clean')).toBe('» … the »');
+    expect(compactText('The configuration was loaded from the default location internationalization', '»', 8, 'clean')).toBe('» The configuration … »');
+    // Nothing kept but blank and fence lines: the delimiters around the mark.
+    expect(compactText('```\nterrible responsibilities weather because\n```', '»', 10, 'clean')).toBe('» … »');
+    expect(cleanProse('\n```\npythonab\r\n\tword…§😀.…abcdefghijklmnopqrstuvwxy\nab```python\n中文字é8000024é', 10, { mark: '§' })).toBe('§ … §');
   });
 
   it('a run of flags longer than the segmenting window is cut between flags, never inside one', () => {
@@ -194,7 +221,7 @@ describe('code fences that a cut leaves closed', () => {
   it('the reference leaves the fence open after a cut; the clean rendering closes it and mdast agrees', () => {
     const ref = compactText(prose, '»', 40);
     const clean = compactText(prose, '»', 40, 'clean');
-    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 =\n```\n…\n```python\n\n```\n\nAnd that is all. The end of the reply. »');
+    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 =\n```\n…\n```python\n79\n```\n\nAnd that is all. The end of the reply. »');
     expect(lenToks(clean)).toBeLessThanOrEqual(40);
     const after = '\n\n***\n\n§ next §';
     expect(insideCode(ref + after, '***')).toEqual([]); // this cut happened to keep the closer…
@@ -263,7 +290,7 @@ describe('code fences that a cut leaves closed', () => {
 
   it('a tail inside a block reopens it with its opening line', () => {
     const t = `See:\n~~~\n${Array.from({ length: 60 }, (_, i) => `row ${i}`).join('\n')}\n~~~\nDone.`;
-    expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\nrow\n~~~\n…\n~~~\n59\n~~~\nDone. §');
+    expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 59\n~~~\nDone. §');
   });
 
   it('property: nothing after a clean cut of fenced prose is code', () => {

@@ -66,11 +66,11 @@ describe('counts at the level a report shows', () => {
     expect(countAfterPromptEdits(micro, 'total', input).total).toBe(measureDialog(micro).tokens.total);
   });
 
-  it('the demo: 5029 tokens before, 2486 after in-place compaction', () => {
+  it('the demo: 5029 tokens before, 2481 after in-place compaction', () => {
     const d = readsIpynbBytes(DEMO, 'demo.ipynb');
     const input = countInput(d, 'total');
     expect(input.stats.tokens).toEqual({ user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 5029 });
-    expect(countAfterPromptEdits(compactDialog(d), 'total', input).total).toBe(2486);
+    expect(countAfterPromptEdits(compactDialog(d), 'total', input).total).toBe(2481);
   });
 
   it('a malformed output fails at every level with the error of measureDialog', () => {
@@ -100,16 +100,16 @@ describe('the command reports the same figures, whatever it counts', () => {
   writeFileSync(join(dir, 'demo.ipynb'), DEMO);
 
   it.each([
-    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2238 tokens (55.5% saved), 21 KB → 9 KB\n'],
-    [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2486 tokens (50.6% saved), 21 KB → 15 KB\n'],
+    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2237 tokens (55.5% saved), 21 KB → 9 KB\n'],
+    [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2481 tokens (50.7% saved), 21 KB → 15 KB\n'],
     [
       ['--strategy', 'micro', 'demo.ipynb'],
       'demo-comp.ipynb: written (micro: 2 tool results cleared), 15 messages, 5029 → 4491 tokens (10.7% saved), 21 KB → 19 KB\n',
     ],
-    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2026 tokens (59.7% saved), 21 KB → 10 KB\n'],
+    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2018 tokens (59.9% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.76, minimum 1477 tokens), 15 messages, 5029 → 2996 tokens (40.4% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36, minimum 1481 tokens), 15 messages, 5029 → 2955 tokens (41.2% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });
@@ -127,9 +127,9 @@ describe('the command reports the same figures, whatever it counts', () => {
   });
   it('a fit note says "nothing cut" when the whole rendering fits, "structure only" at the smallest budget', async () => {
     const note = async (n: number) => /\((fit into [^)]*)\)/.exec((await run(['--check', '--max-tokens', String(n), 'demo.ipynb'])).out)?.[1];
-    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 289 tokens');
-    expect(await note(289)).toBe('fit into --max-tokens 289: structure only, minimum 289 tokens');
-    expect((await run(['--check', '--max-tokens', '288', 'demo.ipynb'])).out).toContain('use --max-tokens 289 or more');
+    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 287 tokens');
+    expect(await note(287)).toBe('fit into --max-tokens 287: structure only, minimum 287 tokens');
+    expect((await run(['--check', '--max-tokens', '286', 'demo.ipynb'])).out).toContain('use --max-tokens 287 or more');
   });
 
   it('says "% more" when the output holds more tokens than the input, and "none before" for an empty input', async () => {

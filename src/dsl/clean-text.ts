@@ -57,8 +57,13 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     }
     if (spans.head === 0 && spans.tail === text.length) break;
     const parts = fenced ? joinCutParts(text, spans.head, spans.tail) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
-    // Nothing but fence repairs and blanks kept beside the mark: the delimiters alone say as much.
-    if (parts.head === 0 && isBlankFrom(text, parts.tail)) break;
+    // Nothing but blanks and fence lines kept beside the mark: the delimiters alone say as much.
+    if (onlyBlankOrFenceLines(text, 0, parts.head) && onlyBlankOrFenceLines(text, parts.tail, text.length)) break;
+    // An empty side next to a delimiter: the delimiter's space stands for the mark's.
+    if (parts.mid === CUT_MARK) {
+      if (parts.head === 0 && pre.endsWith(' ')) parts.mid = parts.mid.slice(1);
+      if (parts.tail === text.length && mark !== null) parts.mid = parts.mid.slice(0, -1);
+    }
     const joined = text.slice(0, parts.head) + parts.mid + text.slice(parts.tail);
     const body = fenced ? closeOpenFence(joined) : joined;
     const end = suf(body);
@@ -85,11 +90,16 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);
 }
 
-/** Whether `s.slice(from)` holds only spaces, tabs and line breaks (or nothing). */
-function isBlankFrom(s: string, from: number): boolean {
-  for (let i = from; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+/** A line that is blank or a fence line (three backticks or tildes after blanks). */
+const BLANK_OR_FENCE = /^[ \t]*(?:```|~~~|\r?$)/;
+
+/** Whether every line of `s.slice(from, to)` (an empty range included) is blank or a fence line. */
+function onlyBlankOrFenceLines(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; ) {
+    let e = s.indexOf('\n', i);
+    if (e < 0 || e > to) e = to;
+    if (!BLANK_OR_FENCE.test(s.slice(i, e))) return false;
+    i = e + 1;
   }
   return true;
 }

@@ -21,15 +21,26 @@ function segmenter(): Intl.Segmenter {
 const WINDOW = 256;
 
 /**
+ * Whether the UTF-16 unit `c` may be (part of) a character of the Prepend class, which joins
+ * the character after it, a printable ASCII one included (`U+0600 ` is one cluster): the BMP's
+ * Prepend characters (Arabic number signs, U+06DD, U+070F, U+0890–U+0891, U+08E2, U+0D4E) and,
+ * not knowing which astral character it ends, any low surrogate.
+ */
+function mayPrepend(c: number): boolean {
+  return (c >= 0x600 && c <= 0x605) || c === 0x6dd || c === 0x70f || c === 0x890 || c === 0x891 || c === 0x8e2 || c === 0xd4e || (c >= 0xdc00 && c <= 0xdfff);
+}
+
+/**
  * A position at or before `i` where a grapheme cluster surely starts: just before a printable
- * ASCII character (no cluster rule joins one to what precedes it) or a line feed not preceded
- * by a carriage return; the text's start when none is found within {@link WINDOW} units.
+ * ASCII character (no cluster rule joins one to what precedes it, but a Prepend character's,
+ * see {@link mayPrepend}) or a line feed not preceded by a carriage return; the text's start
+ * when none is found within {@link WINDOW} units.
  */
 function safeStart(s: string, i: number): number {
   const lo = Math.max(0, i - WINDOW);
   for (let j = Math.min(i, s.length - 1); j > lo; j--) {
     const c = s.charCodeAt(j);
-    if ((c >= 0x20 && c < 0x7f) || (c === 10 && s.charCodeAt(j - 1) !== 13)) return j;
+    if ((c >= 0x20 && c < 0x7f && !mayPrepend(s.charCodeAt(j - 1))) || (c === 10 && s.charCodeAt(j - 1) !== 13)) return j;
   }
   if (lo === 0) return 0;
   // A run of 256 non-ASCII units: segment from there (rare, long clusters aside), but from a
@@ -57,10 +68,10 @@ function isRegionalIndicator(s: string, j: number): boolean {
 function around(s: string, i: number): [number, number] {
   if (i <= 0) return [0, 0];
   if (i >= s.length) return [s.length, s.length];
-  // A cluster starts before a printable ASCII character, and before a line feed that follows
-  // no carriage return (as safeStart assumes): no need to segment.
+  // A cluster starts before a printable ASCII character that follows no Prepend character, and
+  // before a line feed that follows no carriage return (as safeStart assumes): no need to segment.
   const c = s.charCodeAt(i);
-  if ((c >= 0x20 && c < 0x7f) || (c === 10 && s.charCodeAt(i - 1) !== 13)) return [i, i];
+  if ((c >= 0x20 && c < 0x7f && !mayPrepend(s.charCodeAt(i - 1))) || (c === 10 && s.charCodeAt(i - 1) !== 13)) return [i, i];
   const start = safeStart(s, i);
   const end = Math.min(s.length, i + WINDOW);
   // Segment a window only: the boundaries inside it do not depend on text outside, given
@@ -123,6 +134,8 @@ function refSpans(s: string, ref: CutParts | string, mark: string): [number, num
     return [head, n - commonSuffix(ref, s, Math.max(0, ref.length - head - mark.length))];
   }
   const { head: h, mid, tail: t } = ref;
+  // The mark itself between the parts: they are the spans (a mark's space is not the text's).
+  if (mid === mark) return [h, t];
   const ml = mid.length;
   const len = h + ml + (n - t);
   // The character of the cut text at `i`.
@@ -140,16 +153,31 @@ function refSpans(s: string, ref: CutParts | string, mark: string): [number, num
 /** How far (UTF-16 units) a cut moves to keep a word whole; a longer word is cut where the budget falls. */
 const WORD_REACH = 24;
 
+/** Letters, marks and digits of any script, for one UTF-16 unit. */
+const WIDE_WORD = /^[\p{L}\p{M}\p{Nd}]$/u;
+/** Scripts written without spaces between words: a run of them is no word to keep whole. */
+const NO_SPACES = /^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Tibetan}\p{sc=Yi}]$/u;
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
 /**
- * Whether the UTF-16 unit `c` belongs to a word that a cut keeps whole: ASCII letters, digits
- * and `_`, and the letters and combining marks of the Latin, Greek and Cyrillic blocks
- * (U+00C0–U+04FF, less `×`, `÷` and the Greek question mark and ano teleia). Scripts written
- * without spaces between words (Han, Kana, Thai) are not words here: their cut stays where the
- * budget falls.
+ * Whether the unit at `i` of `s` belongs to a word that a cut keeps whole: an ASCII letter,
+ * digit or `_`; a `.` or `,` between two digits (`3.14`, `1,000`); a non-ASCII letter, mark or
+ * digit of the BMP, except of the scripts written without spaces between words (Han, Kana,
+ * Thai and the like: their cut stays where the budget falls). Surrogates are no word units,
+ * so a cut never moves into an astral character.
  */
-function isWordUnit(c: number): boolean {
-  if (c < 0x80) return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-  return c >= 0xc0 && c <= 0x4ff && c !== 0xd7 && c !== 0xf7 && c !== 0x37e && c !== 0x387;
+function isWordAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 0x80) {
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f) return true;
+    return (c === 0x2e || c === 0x2c) && i > 0 && isDigit(s.charCodeAt(i - 1)) && isDigit(s.charCodeAt(i + 1));
+  }
+  if (c >= 0xd800 && c <= 0xdfff) return false;
+  const ch = String.fromCharCode(c);
+  return WIDE_WORD.test(ch) && !NO_SPACES.test(ch);
 }
 
 /** Punctuation that ends a word's sentence or clause, moved past with the word a tail cut drops. */
@@ -163,58 +191,70 @@ function isBlank(c: number): boolean {
 /**
  * The end of a kept head moved back off a word it would split (to that word's start, for a
  * word of at most {@link WORD_REACH} units), then off the spaces before it when `mark`
- * starts with a space (which stands in for them): `lazy d|og` keeps `lazy`, not `lazy d` or
- * `lazy `. `head` is a grapheme boundary; so is the result.
+ * starts with a space (which stands in for them) and a character boundary is found there:
+ * `lazy d|og` keeps `lazy`, not `lazy d` or `lazy `. `head` is a grapheme boundary; so is the
+ * result.
  */
 function headAtWord(s: string, head: number, mark: string): number {
   let h = head;
   const w = wordAround(s, h);
   if (w >= 0) h = graphemeFloor(s, w);
-  if (isBlank(mark.charCodeAt(0))) while (h > 0 && isBlank(s.charCodeAt(h - 1))) h--;
+  if (isBlank(mark.charCodeAt(0))) {
+    let k = h;
+    while (k > 0 && isBlank(s.charCodeAt(k - 1))) k--;
+    if (k < h && graphemeFloor(s, k) === k) h = k;
+  }
   return h;
 }
 
 /**
  * The start of a kept tail moved forward off a word it would split (to that word's end, for a
  * word of at most {@link WORD_REACH} units), then past the spaces after it when `mark` ends
- * with a space and more than spaces follow: `nightf|all. The` keeps `The`, not `all. The` (up to three characters of
- * punctuation that close the word go with it when a space or a line end follows). `tail` is a
- * grapheme boundary; so is the result.
+ * with a space, more than spaces follow, and a character boundary is found there:
+ * `nightf|all. The` keeps `The`, not `all. The` (up to three characters of punctuation that
+ * close the word go with it when a space or a line end follows). `tail` is a grapheme
+ * boundary; so is the result.
  */
 function tailAtWord(s: string, tail: number, mark: string): number {
   const n = s.length;
   let t = tail;
+  let j = t;
   if (wordAround(s, t) >= 0) {
-    let j = t + 1;
-    while (j < n && isWordUnit(s.charCodeAt(j))) j++;
-    // Punctuation that closes the word's sentence or clause goes with it (`all. The` keeps
-    // `The`), when a space or a line's end follows.
+    j = t + 1;
+    while (j < n && isWordAt(s, j)) j++;
+  }
+  // Punctuation that closes the word dropped (or the word just before the cut) goes with it
+  // (`all. The` keeps `The`), when a space or a line's end follows.
+  if (j > 0 && isWordAt(s, j - 1)) {
     let k = j;
     while (k < n && k - j < 3 && CLOSERS.includes(s.charAt(k))) k++;
     if (k > j && (k === n || isBlank(s.charCodeAt(k)) || s.charCodeAt(k) === 10 || s.charCodeAt(k) === 13)) j = k;
-    t = graphemeCeil(s, j);
   }
+  if (j > t) t = graphemeCeil(s, j);
   if (isBlank(mark.charCodeAt(mark.length - 1))) {
     let k = t;
     while (k < n && isBlank(s.charCodeAt(k))) k++;
-    if (k < n) t = k; // (a tail of blanks alone is kept: an empty tail would mean no tail at all)
+    // (A tail of blanks alone is kept: an empty tail would mean no tail at all. A blank that a
+    // mark or a joiner follows is part of that character.)
+    if (k > t && k < n && graphemeFloor(s, k) === k) t = k;
   }
   return t;
 }
 
 /**
  * The start of the word that a cut at `i` would split (the units on both sides of `i` are word
- * units), or -1 when the cut splits none or the word is longer than {@link WORD_REACH} units
- * (a hash, a long identifier, a run of one letter: cut where the budget falls).
+ * units, see {@link isWordAt}), or -1 when the cut splits none or the word is longer than
+ * {@link WORD_REACH} units (a hash, a long identifier, a run of one letter: cut where the
+ * budget falls).
  */
 function wordAround(s: string, i: number): number {
   const n = s.length;
-  if (i <= 0 || i >= n || !isWordUnit(s.charCodeAt(i - 1)) || !isWordUnit(s.charCodeAt(i))) return -1;
+  if (i <= 0 || i >= n || !isWordAt(s, i - 1) || !isWordAt(s, i)) return -1;
   let a = i - 1;
-  while (a > 0 && i - a < WORD_REACH && isWordUnit(s.charCodeAt(a - 1))) a--;
+  while (a > 0 && i - a < WORD_REACH && isWordAt(s, a - 1)) a--;
   let b = i + 1;
-  while (b < n && b - a <= WORD_REACH && isWordUnit(s.charCodeAt(b))) b++;
-  return b - a <= WORD_REACH && (a === 0 || !isWordUnit(s.charCodeAt(a - 1))) ? a : -1;
+  while (b < n && b - a <= WORD_REACH && isWordAt(s, b)) b++;
+  return b - a <= WORD_REACH && (a === 0 || !isWordAt(s, a - 1)) ? a : -1;
 }
 
 /**

@@ -18,7 +18,9 @@ import { InvalidArgumentError } from '../src/errors.js';
 import { compactReply } from '../src/dsl/compact-reply.js';
 import { compactBody } from '../src/dsl/continuation.js';
 import { cleanMidCutParts, cleanTruncMid, graphemeCeil, graphemeFloor } from '../src/dsl/graphemes.js';
-import { closeOpenFence, hasFenceRun, joinCut, joinCutParts } from '../src/dsl/fences-repair.js';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import { closeOpenFence, fenceLineKinds, hasFenceRun, joinCut, joinCutParts, openFenceAtEnd } from '../src/dsl/fences-repair.js';
 import { cleanProse, dropThinkingLines } from '../src/dsl/clean-text.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
@@ -293,6 +295,144 @@ describe('code fences that a cut leaves closed', () => {
     expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 59\n~~~\nDone. §');
   });
 
+  // Found by the fence property at a larger scale (seed 983863736 and others), and the cases a
+  // review of an earlier fix raised. Expected strings are written out from CommonMark's rules
+  // (and checked against remark-parse by hand).
+  it('a fence in a list item or a block quote is closed with its container prefix, and ends with its container', () => {
+    // Closed under the item: a closer at column 0 would end the item and open a fence.
+    expect(cleanProse('- item\n  ```\n  code', 100, { balance: true })).toBe('- item\n  ```\n  code\n  ```');
+    expect(compactText('- item\n- item\n  ```', '»', 12, 'clean')).toBe('» - item\n- item\n  ```\n  ```\n»');
+    expect(cleanProse('> ```\n> code\n', 100, { balance: true })).toBe('> ```\n> code\n> ```');
+    expect(cleanProse('> - a\n>   ```\n>   x', 100, { balance: true })).toBe('> - a\n>   ```\n>   x\n>   ```');
+    // A line indented less (or without the `>`) ends the container and its fence: nothing is left open.
+    expect(cleanProse('- item\n  ```\ncode', 100, { balance: true })).toBe('- item\n  ```\ncode');
+    expect(cleanProse('1. step\n   ```py\n   x = 1\n2. next', 100, { balance: true })).toBe('1. step\n   ```py\n   x = 1\n2. next');
+    expect(cleanProse('> ```\n> x\ny', 100, { balance: true })).toBe('> ```\n> x\ny');
+    // ... and a fence line there opens a block of its own, which is closed.
+    expect(compactText('```\n```\n- item\n  ```\n```', '»', 20, 'clean')).toBe('»\n```\n```\n- item\n  ```\n```\n```\n»');
+    // After `» ` the first line is text of the mark's paragraph; a list item inside a code block is none either.
+    expect(compactText('- item\n  ```\n```', '»', 11, 'clean')).toBe('» - item\n  ```\n```\n»');
+    expect(compactText('```\n- item\n  ```\n  ```\n```', '»', 15, 'clean')).toBe('»\n```\n- item\n  ```\n  ```\n```\n»');
+    // A fence on the item's marker line is in the item.
+    expect(cleanProse('- ```py\n  x = 1', 100, { balance: true })).toBe('- ```py\n  x = 1\n  ```');
+    expect(cleanProse('- ```py\nx = 1', 100, { balance: true })).toBe('- ```py\nx = 1');
+    // A closing line indented four columns is code, not a closer.
+    expect(cleanProse('```\n    ```', 100, { balance: true })).toBe('```\n    ```\n```');
+  });
+
+  it('what is not a list item: thematic breaks, markers that cannot interrupt a paragraph, lazy lines after a non-paragraph', () => {
+    // `* * *` and `- - -` are thematic breaks: the fence after them is at top level, open to the end.
+    expect(cleanProse('* * *\n  ```\ncode', 100, { balance: true })).toBe('* * *\n  ```\ncode\n```');
+    expect(cleanProse('- - -\n  ```\ncode', 100, { balance: true })).toBe('- - -\n  ```\ncode\n```');
+    // `2.` and an empty item cannot interrupt a paragraph: paragraph text, so the fence is at top level.
+    expect(cleanProse('text\n2. step\n   ```\ncode', 100, { balance: true })).toBe('text\n2. step\n   ```\ncode\n```');
+    expect(cleanProse('text\n*\n  ```\ncode', 100, { balance: true })).toBe('text\n*\n  ```\ncode\n```');
+    // Where they can (`1.`, or after a blank line) they are items, and the fence is theirs.
+    expect(cleanProse('text\n1. step\n   ```\ncode', 100, { balance: true })).toBe('text\n1. step\n   ```\ncode');
+    expect(cleanProse('text\n\n2. step\n   ```\n   code', 100, { balance: true })).toBe('text\n\n2. step\n   ```\n   code\n   ```');
+    // A lazy line continues a paragraph only: after a heading or a thematic break in an item it ends the item.
+    expect(cleanProse('- # head\nlazy\n  ```\ncode', 100, { balance: true })).toBe('- # head\nlazy\n  ```\ncode\n```');
+    expect(cleanProse('- * * *\nlazy\n  ```\ncode', 100, { balance: true })).toBe('- * * *\nlazy\n  ```\ncode\n```');
+    expect(cleanProse('- para\nlazy\n  ```\ncode', 100, { balance: true })).toBe('- para\nlazy\n  ```\ncode');
+  });
+
+  it("a cut between fences of list items and quotes (dialog 032's shape): closed and reopened in their containers", () => {
+    // Head and tail in the fences of two items (the second item's first line cut): the head's
+    // fence closes at its item's column, the mark ends the item, the tail's fence reopens at
+    // its own indentation, so its indented closer closes it.
+    const two = '1. one:\n   ```py\n   a = 1\n   b = 2\n   ```\n2. two:\n   ```py\n   c = 3\n   d = 4\n   ```\n3. end';
+    expect(joinCut(two, two.indexOf('   b = 2'), two.indexOf('   d = 4'))).toBe('1. one:\n   ```py\n   a = 1\n   ```\n…\n   ```py\n   d = 4\n   ```\n3. end');
+    // Head and tail in one item's fence: the mark stays in the item.
+    const one = '1. one:\n   ```py\n   a = 1\n   b = 2\n   c = 3\n   ```\n2. end';
+    expect(joinCut(one, one.indexOf('   b = 2'), one.indexOf('   c = 3'))).toBe(
+      '1. one:\n   ```py\n   a = 1\n   ```\n   …\n   ```py\n   c = 3\n   ```\n2. end',
+    );
+    // In a block quote the closing, mark and opening lines keep the `>`.
+    const q = '> ```\n> a\n> b\n> ```\nafter';
+    expect(joinCut(q, q.indexOf('> b'), q.indexOf('> b'))).toBe('> ```\n> a\n> ```\n> …\n> ```\n> b\n> ```\nafter');
+    // A cut inside a fence line under a marker drops that line on both sides.
+    const m = 'intro\n- ```python\n  x = 1\n  ```\nend';
+    expect(joinCutParts(m, m.indexOf('thon'), m.indexOf('end'))).toEqual({ head: 6, mid: ' … ', tail: m.indexOf('end') });
+  });
+
+  it('property: the fence scanner reads fenced code line by line as remark-parse (mdast) does', () => {
+    // Lines built from container markers (quotes, bullet and ordered items at various
+    // indentations) and a leaf (fence lines of both characters, text, blank, headings, thematic
+    // breaks, setext underlines); a line without markers after a paragraph is a lazy line.
+    const ind = fc.constantFrom('', '', '', ' ', '  ', '   ', '    ', '     ');
+    const marker = fc.constantFrom('> ', '>', '- ', '* ', '+ ', '1. ', '2) ', '10. ', '-   ', '1.     ', '-', '1.');
+    const leaf = fc.constantFrom(
+      '```',
+      '```py',
+      '~~~',
+      '````',
+      '~~~~',
+      '``` x`',
+      'text',
+      'x = 1',
+      '',
+      '# head',
+      '* * *',
+      '- - -',
+      '---',
+      '===',
+      '  ```',
+      '   ~~~',
+      '    ```',
+      '     ```',
+    );
+    const lineArb = fc.tuple(ind, fc.array(fc.tuple(marker, ind), { maxLength: 2 }), leaf).map(([a, ms, l]) => a + ms.map(([m, i]) => m + i).join('') + l);
+    const parser = unified().use(remarkParse);
+    /** Per line of `doc`: is it inside a fenced code node (opening and closing lines included)? */
+    const mdastFenced = (doc: string): boolean[] => {
+      const n = doc.split('\n').length;
+      const out = new Array<boolean>(n).fill(false);
+      const walk = (node: {
+        type: string;
+        position?: { start: { line: number; offset?: number }; end: { line: number; column: number } };
+        children?: unknown[];
+      }): void => {
+        const at = node.position;
+        if (node.type === 'code' && at && /^[`~]/.test(doc.slice(at.start.offset))) {
+          // (a node that ends at a line's first column ends with the line break before it)
+          const endLine = at.end.column === 1 && at.end.line > at.start.line ? at.end.line - 1 : at.end.line;
+          for (let l = at.start.line; l <= endLine; l++) out[l - 1] = true;
+        }
+        for (const c of node.children ?? []) walk(c as typeof node);
+      };
+      walk(parser.parse(doc) as never);
+      return out;
+    };
+    fc.assert(
+      fc.property(fc.array(lineArb, { minLength: 1, maxLength: 14 }), (lines) => {
+        const doc = lines.join('\n');
+        const { kinds, open } = fenceLineKinds(doc);
+        const md = mdastFenced(doc).slice(0, kinds.length); // (an empty piece after a final line break is no line)
+        // Blank lines (but for quote markers) are left out: where a fence ends with its
+        // container, whether its last blank lines are in the node varies with how it ended.
+        const texts = doc.split('\n');
+        const shown = (xs: boolean[]): (boolean | null)[] => xs.map((x, i) => (/^[ \t>]*$/.test(texts[i]!) ? null : x));
+        expect(shown(kinds.map((k) => k !== 0))).toEqual(shown(md));
+        // The fast scans agree with the line-by-line reading.
+        expect(openFenceAtEnd(doc)).toEqual(open);
+        // A line with the open fence's prefix is more of its code; its closing line closes it,
+        // and nothing is open at top level after the text.
+        if (open !== null) {
+          const sep = doc.endsWith('\n') ? '' : '\n';
+          const more = `${doc}${sep}${open.prefix}zzz`;
+          expect(mdastFenced(more).at(-1)).toBe(true);
+          const closed = closeOpenFence(doc);
+          expect(mdastFenced(`${closed}\n${open.prefix}zzz`).at(-1)).toBe(false);
+          expect(insideCode(`${closed}\n\nzzz`, 'zzz')).toEqual([]);
+        } else {
+          expect(closeOpenFence(doc)).toBe(doc);
+          expect(insideCode(`${doc}\n\nzzz`, 'zzz')).toEqual([]);
+        }
+      }),
+      fcParams(400),
+    );
+  });
+
   it('property: nothing after a clean cut of fenced prose is code', () => {
     const line = fc.constantFrom('```', '```python', '~~~', '````', 'text line', 'x = 1', '', '  ```', '- item');
     fc.assert(
@@ -300,6 +440,39 @@ describe('code fences that a cut leaves closed', () => {
         const out = compactText(lines.join('\n'), '»', k, 'clean');
         expect(fitsToks(out, k)).toBe(true);
         expect(insideCode(`${out}\n\n***\n\n§ x §`, '***')).toEqual([]);
+      }),
+      fcParams(150),
+    );
+  });
+  it('property: nothing after a clean cut of fenced prose in quotes and list items is code, and the cut fits', () => {
+    const line = fc.constantFrom(
+      '```',
+      '```py',
+      '~~~',
+      '- item',
+      '1. step',
+      '2) next',
+      '   ```',
+      '  ```',
+      '    ```',
+      '  code',
+      '   x = 1',
+      '> ```',
+      '> x',
+      '>',
+      '> - a',
+      '>   ```',
+      'text',
+      '',
+      '# h',
+      '* * *',
+    );
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom('»', '§'), (lines, k, mark) => {
+        const out = compactText(lines.join('\n'), mark, k, 'clean');
+        expect(fitsToks(out, k)).toBe(true);
+        expect(insideCode(`${out}\n\n***\n\n§ x §`, '***')).toEqual([]);
+        expect(fenceLineKinds(out).open).toBe(null);
       }),
       fcParams(150),
     );

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cutSpans } from '../src/dsl/graphemes.js';
-import { openFenceAt, openFenceAtEnd, type OpenFence } from '../src/dsl/fences-repair.js';
+import { joinCutParts, openFenceAt, openFenceAtEnd, type OpenFence } from '../src/dsl/fences-repair.js';
 import { base64Size, hasRunOf } from '../src/dsl/media.js';
 import { lenToks, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
@@ -113,12 +113,12 @@ function plainStep(line: string, open: OpenFence | null): OpenFence | null {
   const ch = m[1]!.charCodeAt(0);
   const len = m[0].length - i;
   const rest = line.slice(i + len);
+  let col = 0;
+  for (const c of line.slice(0, i)) col = c === ' ' ? col + 1 : col + 4 - (col % 4);
+  if (col >= 4) return open; // indented code, or a line of the open fence's code
   if (open === null) {
-    let col = 0;
-    for (const c of line.slice(0, i)) col = c === ' ' ? col + 1 : col + 4 - (col % 4);
-    if (col >= 4) return null;
     if (ch === 96 && rest.includes('`')) return null;
-    return { ch, len, line: line.slice(i) };
+    return { ch, len, line: line.slice(i), indent: col, prefix: '' }; // (the generated lines start no container)
   }
   if (ch === open.ch && len >= open.len && /^[ \t]*$/.test(rest)) return null;
   return open;
@@ -155,5 +155,28 @@ describe('fence scans', () => {
       }),
       fcParams(500),
     );
+  });
+});
+
+describe('fence scans in containers', () => {
+  it('stay linear on text dense with indented openers, items and quotes', () => {
+    // Every line a fence line under some container: the scan reads each line once, with no
+    // reading back; twice the text costs about twice the time.
+    const unit = '- item\n  ```\n  code\n1. step\n   ~~~\n> ```\n>   ```\n  - a\n    ```\n```\n';
+    const time = (n: number): number => {
+      const s = unit.repeat(n);
+      const t0 = performance.now();
+      for (let k = 0; k < 3; k++) {
+        openFenceAtEnd(s);
+        openFenceAt(s, s.length >> 1);
+        joinCutParts(s, s.length >> 2, (3 * s.length) >> 2);
+      }
+      return performance.now() - t0;
+    };
+    time(2_000); // warm up
+    const small = time(10_000);
+    const big = time(40_000);
+    expect(big).toBeLessThan(small * 4 * 2.5 + 20);
+    expect(big).toBeLessThan(2_000);
   });
 });

@@ -6,7 +6,7 @@
 import { fitsToks, lenToks } from '../tokens/index.js';
 import { fitLike, noteCount, spliceToks } from '../tokens/splice.js';
 import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
-import { closeOpenFence, hasFenceRun, joinCutParts, lastLineLooksLikeFence, looksLikeFence, openFenceAtEnd } from './fences-repair.js';
+import { closeOpenFence, type FenceStart, hasFenceRun, joinCutParts, lastLineLooksLikeFence, looksLikeFenceInside, openFenceAtEnd } from './fences-repair.js';
 
 const CUT_MARK = ' … ';
 
@@ -36,9 +36,12 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   // Without a run of three backticks or tildes the text has no fence line, nor has any cut
   // of it (the mark holds neither character): no fence to mend or keep off a mark's line.
   const fenced = hasFenceRun(text);
-  const pre = mark === null ? '' : mark + (fenced && looksLikeFence(text) ? '\n' : ' ');
+  const pre = mark === null ? '' : mark + (fenced && looksLikeFenceInside(text) ? '\n' : ' ');
   const suf = (t: string): string => (mark === null ? '' : (fenced && lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
-  const whole = opts.balance && fenced ? closeOpenFence(text) : text;
+  // The text's blocks are read where the mark leaves it: on the mark's line (`» text`), on the
+  // line after the mark's paragraph (`»\ntext`), or at the start of a document.
+  const start: FenceStart = mark === null ? 'fresh' : pre.endsWith('\n') ? 'para' : 'inline';
+  const whole = opts.balance && fenced ? closeOpenFence(text, start) : text;
   const close = suf(whole);
   const full = pre + whole + close;
   // Counts of texts made from `text` come from its encoded pieces and the seams (splice.ts).
@@ -56,7 +59,7 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
       if (spans === null) break;
     }
     if (spans.head === 0 && spans.tail === text.length) break;
-    const parts = fenced ? joinCutParts(text, spans.head, spans.tail) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
+    const parts = fenced ? joinCutParts(text, spans.head, spans.tail, start) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
     // Nothing but blanks and fence lines kept beside the mark: the delimiters alone say as much.
     if (onlyBlankOrFenceLines(text, 0, parts.head) && onlyBlankOrFenceLines(text, parts.tail, text.length)) break;
     // An empty side next to a delimiter: the delimiter's space stands for the mark's.
@@ -65,7 +68,7 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
       if (parts.tail === text.length && mark !== null) parts.mid = parts.mid.slice(0, -1);
     }
     const joined = text.slice(0, parts.head) + parts.mid + text.slice(parts.tail);
-    const body = fenced ? closeOpenFence(joined) : joined;
+    const body = fenced ? closeOpenFence(joined, start) : joined;
     const end = suf(body);
     // Counted as the splice of `text` it is, a closing line appended at the end before the
     // suffix (without mending, the cut's seams are the ones its fit check has just counted).

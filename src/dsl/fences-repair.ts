@@ -2,23 +2,54 @@
  * Code fences that survive a cut, for the clean profile. A middle cut can remove a fence's
  * closing line (so everything after the cut, later turns included, renders as code) or its
  * opening line (so the closing line opens a new block); a `»` mark written after a closing
- * fence (`\`\`\` »`) keeps the fence open too. The functions here scan Markdown fences the way
- * CommonMark reads them (a line of three or more backticks or tildes, the closing line of the
- * same character and at least as long, with nothing but spaces after it) and mend the text
- * at a cut so that no fence is left open or orphaned. Linear in the text's length.
+ * fence (`\`\`\` »`) keeps the fence open too. The functions here mend the text at a cut so
+ * that no fence is left open or orphaned. Linear in the text's length.
+ *
+ * Fences are read with the block structure of CommonMark 0.31 (sections 4.5 "Fenced code
+ * blocks", 5.1 "Block quotes", 5.2 "List items", 5.3 "Lists"), as remark-parse (micromark)
+ * reads it: a fence opened inside a block quote or a list item belongs to that container, is
+ * closed only by a closing line that stays in it (the quote's `>`, the item's content
+ * indentation), and ends when the container ends (a line without the `>`, a line indented less
+ * than the item's content). So a closing line written for a fence carries the prefix of its
+ * containers ({@link OpenFence.prefix}). The leaf blocks that decide how a line is read are
+ * modelled too (paragraphs and their lazy continuation lines, ATX and setext headings,
+ * thematic breaks, indented code), HTML blocks are not: an HTML line is read as paragraph text,
+ * as the previous fence scan read it (a fence inside an HTML block is taken for a fence).
+ * Where micromark departs from the spec's reference parser the scanner follows micromark, the
+ * parser whose output the clean profile is checked with: an item marker that interrupts a
+ * paragraph (or indented code) cannot be `2.` or start blank, and neither can a second marker
+ * on the same line (`- 2. x` after a paragraph is an item holding the text `2. x`).
  */
 
-/** A fence that is open: its character, its length and the opening line (from the fence on). */
+/**
+ * A fence that is open: its character (code unit of `` ` `` or `~`), its length (characters),
+ * the opening line from the fence characters on, the opening line's indentation inside its
+ * container (columns, 0 to 3), and the prefix a line needs to stay in the fence's containers
+ * (`'> '` per block quote, spaces up to the content column per list item, outermost first;
+ * `''` at top level).
+ */
 export interface OpenFence {
   ch: number;
   len: number;
   line: string;
+  indent: number;
+  prefix: string;
 }
+
+/**
+ * Where a text stands before its first line: `'fresh'` at the start of a document;
+ * `'para'` after a paragraph's line (a `»` mark on the line before); `'inline'` on a
+ * paragraph's line (after `» `), so the first line is text of that paragraph whatever it holds.
+ */
+export type FenceStart = 'fresh' | 'para' | 'inline';
 
 const BACKTICK = 0x60;
 const TILDE = 0x7e;
+const SPACE = 32;
+const TAB = 9;
+const GT = 0x3e;
 
-/** End of the line that starts at `i` (index of its `\n`, or the text's end), a `\r` before it excluded. */
+/** End of the line that starts at `i` (index of its `\n`, or `to`), a `\r` before it excluded. */
 function lineEnd(s: string, i: number, to: number): number {
   let j = s.indexOf('\n', i);
   if (j < 0 || j > to) j = to;
@@ -27,7 +58,7 @@ function lineEnd(s: string, i: number, to: number): number {
 
 /** Index of the first character of `s[i, end)` that is not a space or tab. */
 function skipBlank(s: string, i: number, end: number): number {
-  while (i < end && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9)) i++;
+  while (i < end && (s.charCodeAt(i) === SPACE || s.charCodeAt(i) === TAB)) i++;
   return i;
 }
 
@@ -36,43 +67,515 @@ function indentColumns(s: string, i: number, end: number): number {
   let col = 0;
   for (; i < end; i++) {
     const c = s.charCodeAt(i);
-    if (c === 32) col++;
-    else if (c === 9) col += 4 - (col % 4);
+    if (c === SPACE) col++;
+    else if (c === TAB) col += 4 - (col % 4);
     else break;
   }
   return col;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The block scanner.
+
+const NONE = 0;
+const PARA = 1;
+const FENCE = 2;
+const CODE = 3; // indented code
+
 /**
- * The fence state after the line `s[start, end)`, given the state `open` before it: a fence
- * line opens a block outside code and closes a matching one inside. An opening line indented
- * by four columns or more is indented code in CommonMark, not a fence, and opens nothing
- * (fences of list items are indented by at most three columns at the first level); closing
- * lines may be indented any amount, so a fence of a nested list item still closes.
+ * An open container: a block quote, or a list item with its list's marker (`-`, `+`, `*`, or
+ * `.`/`)` after an ordered item's number) and its content column relative to its parent's
+ * content (`size`, columns). `initialBlank`: the item started with a blank line and holds no
+ * text yet; `furtherBlank`: such an item met a blank line, so the next line that is not blank
+ * ends it (an item starts with at most one blank line). `id` tells containers apart (a sibling
+ * item gets a new one).
  */
-function step(s: string, start: number, end: number, open: OpenFence | null): OpenFence | null {
-  const i = skipBlank(s, start, end);
-  const ch = s.charCodeAt(i);
-  if (ch !== BACKTICK && ch !== TILDE) return open;
-  let j = i;
-  while (j < end && s.charCodeAt(j) === ch) j++;
-  const len = j - i;
-  if (len < 3) return open;
-  if (open === null) {
-    if (indentColumns(s, start, end) >= 4) return null;
-    if (ch === BACKTICK && s.slice(j, end).includes('`')) return null; // not a fence: backtick in the info string
-    return { ch, len, line: s.slice(i, end) };
-  }
-  if (ch === open.ch && len >= open.len && skipBlank(s, j, end) === end) return null;
-  return open;
+interface Box {
+  quote: boolean;
+  marker: number;
+  ordered: boolean;
+  size: number;
+  initialBlank: boolean;
+  furtherBlank: boolean;
+  id: number;
 }
 
 /**
- * Whether `s` holds three backticks or three tildes in a row: a text without holds no fence
- * line (nor does a text made of its pieces and characters other than those two).
+ * A line-by-line reader of a Markdown text's blocks, far enough to tell fenced code: the open
+ * containers, the leaf block in progress (none, paragraph, fenced or indented code) and the open
+ * fence. Feed it every line in order with {@link Blocks.line}. Positions are UTF-16 offsets,
+ * indentation is counted in columns (tab stops of 4, a tab partly used by a container's prefix
+ * leaves the rest of its columns).
  */
-export function hasFenceRun(s: string): boolean {
-  return s.includes('```') || s.includes('~~~');
+class Blocks {
+  stack: Box[] = [];
+  flow = NONE;
+  fence: OpenFence | null = null;
+  /** What the last line read was: 0 outside fenced code, 1 a fence's opening line, 2 a line of its code, 3 its closing line. */
+  kind = 0;
+  private ids = 0;
+  // The cursor on the current line: offset, column, and whether the tab at the offset is
+  // partly used (its columns before `col` belong to a prefix).
+  private s = '';
+  private i = 0;
+  private end = 0;
+  private col = 0;
+  private partial = false;
+  // Set by `peek`: the first character that is not a space or tab, its column, and the
+  // columns from the cursor to it.
+  private nn = 0;
+  private nnCol = 0;
+  private indent = 0;
+  private blank = false;
+
+  constructor(start: FenceStart = 'fresh') {
+    if (start !== 'fresh') this.flow = PARA;
+    this.inlineFirst = start === 'inline';
+  }
+
+  private inlineFirst: boolean;
+
+  /** A copy of this reader's state (its containers copied, the open fence shared). */
+  clone(): Blocks {
+    const c = new Blocks('fresh');
+    c.stack = this.stack.map((x) => ({ ...x }));
+    c.flow = this.flow;
+    c.fence = this.fence;
+    c.ids = this.ids;
+    c.inlineFirst = this.inlineFirst;
+    return c;
+  }
+
+  /** Look past spaces and tabs from the cursor (sets `nn`, `nnCol`, `indent`, `blank`). */
+  private peek(): void {
+    const s = this.s;
+    let j = this.i;
+    let c = this.col;
+    while (j < this.end) {
+      const ch = s.charCodeAt(j);
+      if (ch === SPACE) c++;
+      else if (ch === TAB) c += 4 - (c % 4);
+      else break;
+      j++;
+    }
+    this.nn = j;
+    this.nnCol = c;
+    this.indent = c - this.col;
+    this.blank = j >= this.end;
+  }
+
+  /** Move the cursor to the character `peek` found. */
+  private toNonspace(): void {
+    this.i = this.nn;
+    this.col = this.nnCol;
+    this.partial = false;
+  }
+
+  /** Move the cursor over `n` columns of spaces and tabs (a tab may be used in part). */
+  private advanceColumns(n: number): void {
+    const s = this.s;
+    while (n > 0 && this.i < this.end) {
+      const ch = s.charCodeAt(this.i);
+      if (ch === TAB) {
+        const toStop = 4 - (this.col % 4);
+        const used = Math.min(n, toStop);
+        this.partial = toStop > n;
+        this.col += used;
+        if (!this.partial) this.i++;
+        n -= used;
+      } else if (ch === SPACE) {
+        this.partial = false;
+        this.i++;
+        this.col++;
+        n--;
+      } else break;
+    }
+  }
+
+  /** Is the character at the cursor a space or tab (or the rest of a tab partly used)? */
+  private atSpace(): boolean {
+    const ch = this.s.charCodeAt(this.i);
+    return this.i < this.end && (ch === SPACE || ch === TAB);
+  }
+
+  /** Read the line `s[start, end)` (no line break in it). */
+  line(s: string, start: number, end: number): void {
+    this.s = s;
+    this.i = start;
+    this.end = end;
+    this.col = 0;
+    this.partial = false;
+    this.kind = 0;
+    if (this.inlineFirst) {
+      // The first line follows text on its line: it is that paragraph's text.
+      this.inlineFirst = false;
+      return;
+    }
+    const stack = this.stack;
+    // Most lines at top level outside code start with a character that starts no block: text.
+    if (stack.length === 0 && this.flow !== FENCE && start < end && plain(s.charCodeAt(start))) {
+      this.flow = PARA;
+      return;
+    }
+    let matched = 0;
+    let sibling = false;
+    for (; matched < stack.length; matched++) {
+      const box = stack[matched]!;
+      if (box.quote) {
+        this.peek();
+        if (this.indent > 3 || this.blank || s.charCodeAt(this.nn) !== GT) break;
+        this.toNonspace();
+        this.i++;
+        this.col++;
+        if (this.atSpace()) this.advanceColumns(1);
+        continue;
+      }
+      this.peek();
+      if (this.blank) {
+        box.furtherBlank = box.furtherBlank || box.initialBlank;
+        continue;
+      }
+      const further = box.furtherBlank;
+      box.initialBlank = false;
+      box.furtherBlank = false;
+      if (!further && this.atSpace() && this.indent >= box.size) {
+        this.advanceColumns(box.size);
+        continue;
+      }
+      // Not in this item: a sibling item of the same list, or the item ends.
+      if (this.indent <= 3 && this.listItem(box, false)) {
+        box.id = ++this.ids;
+        stack.length = matched + 1;
+        this.closeFlow();
+        matched++;
+        sibling = true;
+      }
+      break;
+    }
+    if (!sibling && matched === stack.length && this.flow === FENCE) {
+      this.fenceLine();
+      return;
+    }
+    // New containers; markers that interrupt a paragraph (or indented code) are restricted.
+    const interrupt = !sibling && matched === stack.length && this.flow !== NONE;
+    let opened = sibling;
+    for (;;) {
+      this.peek();
+      if (this.indent > 3 || this.blank) break;
+      let box: Box | null = null;
+      if (s.charCodeAt(this.nn) === GT) {
+        this.toNonspace();
+        this.i++;
+        this.col++;
+        if (this.atSpace()) this.advanceColumns(1);
+        box = { quote: true, marker: GT, ordered: false, size: 0, initialBlank: false, furtherBlank: false, id: ++this.ids };
+      } else if (!plain(s.charCodeAt(this.nn))) {
+        const item: Box = { quote: false, marker: 0, ordered: false, size: 0, initialBlank: false, furtherBlank: false, id: 0 };
+        if (this.listItem(item, interrupt)) {
+          item.id = ++this.ids;
+          box = item;
+        }
+      }
+      if (box === null) break;
+      if (!opened) {
+        opened = true;
+        this.closeFlow();
+        stack.length = matched;
+      }
+      stack.push(box);
+      matched = stack.length;
+    }
+    if (!opened && matched < stack.length) {
+      // A lazy line: it continues the paragraph of the containers it left when it is
+      // paragraph continuation text, else those containers end before it.
+      if (this.flow === PARA && !this.blank && (this.indent >= 4 || !this.interrupts())) return;
+      this.closeFlow();
+      stack.length = matched;
+      this.leafLine();
+      // (micromark ends indented code that starts on such a line with that line)
+      if (this.flow === CODE) this.flow = NONE;
+      return;
+    }
+    this.leafLine();
+  }
+
+  /** End the leaf block in progress (a container's start or end closes it). */
+  private closeFlow(): void {
+    this.flow = NONE;
+    this.fence = null;
+  }
+
+  /**
+   * Read a list marker at the cursor (after `peek`, indentation at most 3) into `box`: for a
+   * sibling of `box` the same marker only, else any; with `interrupt` only `1` as a number and
+   * no blank start. Thematic breaks (`* * *`, `- - -`) are not markers. On success the cursor
+   * is at the item's content and `box.size` is its content column from the line's position
+   * before the marker's indentation.
+   */
+  private listItem(box: Box, interrupt: boolean): boolean {
+    const s = this.s;
+    const at = this.nn;
+    const c = s.charCodeAt(at);
+    let j = at;
+    let marker: number;
+    if (c === 0x2d || c === 0x2b || c === 0x2a) {
+      if (box.marker !== 0 && (box.ordered || box.marker !== c)) return false;
+      if (c !== 0x2b && thematicBreak(s, at, this.end)) return false;
+      marker = c;
+      j++;
+    } else if (c >= 48 && c <= 57) {
+      if (box.marker !== 0 && !box.ordered) return false;
+      while (j < this.end && j - at < 9 && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+      const d = s.charCodeAt(j);
+      if (j >= this.end || (d !== 0x2e && d !== 0x29)) return false;
+      if (box.marker !== 0 && box.marker !== d) return false;
+      if (interrupt && !(j - at === 1 && c === 49)) return false;
+      marker = d;
+      j++;
+    } else return false;
+    const lead = this.indent;
+    const markerCols = j - at;
+    // After the marker: blank, 1 to 4 columns of space then text, or more (indented code).
+    const afterCol = this.nnCol + markerCols;
+    let k = j;
+    let col = afterCol;
+    while (k < this.end) {
+      const ch = s.charCodeAt(k);
+      if (ch === SPACE) col++;
+      else if (ch === TAB) col += 4 - (col % 4);
+      else break;
+      k++;
+    }
+    const spaces = col - afterCol;
+    const blankStart = k >= this.end;
+    if (blankStart) {
+      if (interrupt) return false;
+    } else if (spaces === 0) return false;
+    box.marker = marker;
+    box.ordered = c >= 48 && c <= 57;
+    box.initialBlank = blankStart;
+    box.furtherBlank = false;
+    this.i = j;
+    this.col = afterCol;
+    this.partial = false;
+    if (blankStart || spaces > 4) {
+      box.size = lead + markerCols + 1;
+      if (!blankStart) this.advanceColumns(1);
+    } else {
+      box.size = lead + markerCols + spaces;
+      this.advanceColumns(spaces);
+    }
+    return true;
+  }
+
+  /** Would the rest of the line (after `peek`, not blank, indentation at most 3) end a paragraph? */
+  private interrupts(): boolean {
+    const s = this.s;
+    const at = this.nn;
+    const end = this.end;
+    return fenceOpener(s, at, end) > 0 || atxHeading(s, at, end) || thematicBreak(s, at, end);
+  }
+
+  /** A line inside the open fence: its closing line, or a line of code. */
+  private fenceLine(): void {
+    this.peek();
+    const f = this.fence!;
+    this.kind = 2;
+    if (this.indent > 3 || this.blank) return;
+    const s = this.s;
+    const at = this.nn;
+    if (s.charCodeAt(at) !== f.ch) return;
+    let j = at;
+    while (j < this.end && s.charCodeAt(j) === f.ch) j++;
+    if (j - at >= f.len && skipBlank(s, j, this.end) === this.end) {
+      this.closeFlow();
+      this.kind = 3;
+    }
+  }
+
+  /** The rest of the line as a leaf block's line, in the innermost container. */
+  private leafLine(): void {
+    this.peek();
+    const flow = this.flow;
+    if (this.blank) {
+      if (flow !== CODE) this.flow = NONE;
+      return;
+    }
+    if (this.indent >= 4) {
+      if (flow !== PARA) this.flow = CODE;
+      return;
+    }
+    const s = this.s;
+    const at = this.nn;
+    const end = this.end;
+    if (plain(s.charCodeAt(at))) {
+      this.flow = PARA;
+      return;
+    }
+    const run = fenceOpener(s, at, end);
+    if (run > 0) {
+      this.flow = FENCE;
+      this.kind = 1;
+      this.fence = { ch: s.charCodeAt(at), len: run, line: s.slice(at, end), indent: this.indent, prefix: prefixOf(this.stack) };
+      return;
+    }
+    if (atxHeading(s, at, end) || thematicBreak(s, at, end) || (flow === PARA && setextLine(s, at, end))) {
+      this.flow = NONE;
+      return;
+    }
+    this.flow = PARA;
+  }
+}
+
+/**
+ * Does a line whose first character that is not a space is `c` (a UTF-16 code unit) start a
+ * paragraph's text whatever follows (no container, heading, break, underline or fence starts
+ * with it)?
+ */
+function plain(c: number): boolean {
+  if (c >= 0x61 ? c <= 0x7a : c >= 0x41 && c <= 0x5a) return true; // a letter
+  switch (c) {
+    case SPACE:
+    case TAB:
+    case GT:
+    case 0x2d: // -
+    case 0x2b: // +
+    case 0x2a: // *
+    case 0x5f: // _
+    case 0x3d: // =
+    case 0x23: // #
+    case BACKTICK:
+    case TILDE:
+      return false;
+    default:
+      return !(c >= 48 && c <= 57);
+  }
+}
+
+/** The prefix of lines inside the containers `stack` (`'> '` per quote, spaces per item). */
+function prefixOf(stack: readonly Box[]): string {
+  let p = '';
+  for (const b of stack) p += b.quote ? '> ' : ' '.repeat(b.size);
+  return p;
+}
+
+/**
+ * The length of the fence run that opens a fence at `s[at, end)` (`at` on its first
+ * character that is not a space): three or more backticks with no backtick after them on the
+ * line, or three or more tildes; 0 when the line opens none.
+ */
+function fenceOpener(s: string, at: number, end: number): number {
+  const ch = s.charCodeAt(at);
+  if (ch !== BACKTICK && ch !== TILDE) return 0;
+  let j = at;
+  while (j < end && s.charCodeAt(j) === ch) j++;
+  if (j - at < 3) return 0;
+  if (ch === BACKTICK) {
+    const b = s.indexOf('`', j);
+    if (b >= 0 && b < end) return 0;
+  }
+  return j - at;
+}
+
+/** Is `s[at, end)` an ATX heading's line (one to six `#`, then a space, a tab or the end)? */
+function atxHeading(s: string, at: number, end: number): boolean {
+  let j = at;
+  while (j < end && j - at < 7 && s.charCodeAt(j) === 0x23) j++;
+  const n = j - at;
+  if (n === 0 || n > 6) return false;
+  return j === end || s.charCodeAt(j) === SPACE || s.charCodeAt(j) === TAB;
+}
+
+/** Is `s[at, end)` a thematic break (three or more of one of `*`, `-`, `_`, with spaces or tabs between)? */
+function thematicBreak(s: string, at: number, end: number): boolean {
+  const ch = s.charCodeAt(at);
+  if (ch !== 0x2a && ch !== 0x2d && ch !== 0x5f) return false;
+  let n = 0;
+  for (let j = at; j < end; j++) {
+    const c = s.charCodeAt(j);
+    if (c === ch) n++;
+    else if (c !== SPACE && c !== TAB) return false;
+  }
+  return n >= 3;
+}
+
+/** Is `s[at, end)` a setext heading's underline (`=` or `-` repeated, then spaces or tabs)? */
+function setextLine(s: string, at: number, end: number): boolean {
+  const ch = s.charCodeAt(at);
+  if (ch !== 0x3d && ch !== 0x2d) return false;
+  let j = at;
+  while (j < end && s.charCodeAt(j) === ch) j++;
+  return skipBlank(s, j, end) === end;
+}
+
+/**
+ * Could some line of `s` start a container (a `>` or a list marker after at most three
+ * spaces)? A text where none can holds no container, and its fences are read by the fence
+ * lines alone (the fast scan). One walk over the line starts; the last few answers are kept,
+ * since a cut asks about the same text several times.
+ */
+function hasContainerLine(s: string): boolean {
+  for (const [k, v] of seen) if (k === s) return v;
+  let found = false;
+  // Lines after the last one with a fence run change no fence: after it a fence at top level is
+  // either open (and they are its code) or none can open.
+  const stop = Math.max(s.lastIndexOf('```'), s.lastIndexOf('~~~'));
+  for (let i = 0; i < stop; ) {
+    let j = i;
+    while (j < i + 3 && s.charCodeAt(j) === SPACE) j++;
+    const c = s.charCodeAt(j);
+    if (c === GT) {
+      found = true;
+      break;
+    }
+    let k = j;
+    if (c === 0x2d || c === 0x2b || c === 0x2a) k++;
+    else if (c >= 48 && c <= 57) {
+      while (k < s.length && k - j < 9 && s.charCodeAt(k) >= 48 && s.charCodeAt(k) <= 57) k++;
+      const d = s.charCodeAt(k);
+      k = d === 0x2e || d === 0x29 ? k + 1 : j;
+    }
+    if (k > j) {
+      const d = s.charCodeAt(k);
+      if (k >= s.length || d === SPACE || d === TAB || d === 10 || d === 13) {
+        found = true;
+        break;
+      }
+    }
+    const nl = s.indexOf('\n', j);
+    if (nl < 0) break;
+    i = nl + 1;
+  }
+  seen.unshift([s, found]);
+  if (seen.length > 4) seen.pop();
+  return found;
+}
+
+/** The last texts {@link hasContainerLine} was asked about, with its answers (most recent first). */
+const seen: [string, boolean][] = [];
+
+// ---------------------------------------------------------------------------------------------
+// The fast scan: no containers, so only fence lines matter (a fence line at most three columns
+// in opens or closes; any other line leaves a fence as it is).
+
+/**
+ * The fence state after the line `s[start, end)` of a text without containers, given the
+ * state `open` before it.
+ */
+function fastStep(s: string, start: number, end: number, open: OpenFence | null): OpenFence | null {
+  const i = skipBlank(s, start, end);
+  const ch = s.charCodeAt(i);
+  if (ch !== BACKTICK && ch !== TILDE) return open;
+  const indent = indentColumns(s, start, end);
+  if (indent >= 4) return open;
+  if (open === null) {
+    const run = fenceOpener(s, i, end);
+    return run === 0 ? null : { ch, len: run, line: s.slice(i, end), indent, prefix: '' };
+  }
+  let j = i;
+  while (j < end && s.charCodeAt(j) === ch) j++;
+  if (ch === open.ch && j - i >= open.len && skipBlank(s, j, end) === end) return null;
+  return open;
 }
 
 /**
@@ -99,49 +602,131 @@ class FenceLines {
 }
 
 /**
- * The fence left open at the end of `s.slice(from, to)` (its last, possibly partial, line
- * included), starting from `open` (default: outside code); `null` when none is.
+ * Whether `s` holds three backticks or three tildes in a row: a text without holds no fence
+ * line (nor does a text made of its pieces and characters other than those two).
  */
-export function openFenceAtEnd(s: string, from = 0, to = s.length, open: OpenFence | null = null): OpenFence | null {
-  let st = open;
-  // Lines without a run of three fence characters leave the state as it is: skipped.
-  const lines = new FenceLines(s);
-  for (let i = lines.next(from); i >= 0 && i <= to; ) {
-    const end = lineEnd(s, i, to);
-    st = step(s, i, end, st);
-    const nl = s.indexOf('\n', i);
-    if (nl < 0 || nl >= to) break;
-    i = lines.next(nl + 1);
-  }
-  return st;
+export function hasFenceRun(s: string): boolean {
+  return s.includes('```') || s.includes('~~~');
 }
 
 /**
- * The fence open where `s.slice(pos)` starts, in `s` as written: every line that starts before
- * `pos` is read whole (so a cut inside an opening line counts as inside its block).
+ * A scan of `s` with a callback before each line: `visit(lineStart, blocks)` sees the state
+ * before the line that starts at `lineStart` and returns `true` to stop there. Lines are read up
+ * to `to` (the last one cut at `to`); an empty piece after a final line break is no line. With
+ * no container line in `s` only fence lines are visited (the state between them stays as it is).
+ * With `cutAt` (full scans only) `onCut` is given the state at that offset, its line read as
+ * cut there. Returns the state where the scan stopped.
  */
-export function openFenceAt(s: string, pos: number): OpenFence | null {
-  let st: OpenFence | null = null;
-  const lines = new FenceLines(s);
-  for (let i = lines.next(0); i >= 0 && i < pos; ) {
-    const end = lineEnd(s, i, s.length);
-    st = step(s, i, end, st);
+function scan(
+  s: string,
+  to: number,
+  start: FenceStart,
+  visit?: (lineStart: number, fence: OpenFence | null, b: Blocks | null) => boolean,
+  cutAt = -1,
+  onCut?: (b: Blocks) => void,
+): OpenFence | null {
+  if (!hasContainerLine(s)) {
+    let st: OpenFence | null = null;
+    const lines = new FenceLines(s);
+    let i = lines.next(0);
+    // After `» ` the first line is the mark's paragraph text.
+    if (start === 'inline' && i === 0) {
+      const nl = s.indexOf('\n');
+      i = nl < 0 || nl >= to ? -1 : lines.next(nl + 1);
+    }
+    for (; i >= 0 && i < to; ) {
+      if (visit?.(i, st, null)) return st;
+      st = fastStep(s, i, lineEnd(s, i, to), st);
+      const nl = s.indexOf('\n', i);
+      if (nl < 0 || nl >= to) break;
+      i = lines.next(nl + 1);
+    }
+    visit?.(to, st, null);
+    return st;
+  }
+  const b = new Blocks(start);
+  let cut = cutAt < 0;
+  for (let i = 0; i < to; ) {
+    const nl = s.indexOf('\n', i);
+    const e = nl < 0 || nl > to ? to : nl;
+    if (!cut && cutAt <= e) {
+      // The state at `cutAt`, its line read as cut there.
+      cut = true;
+      if (cutAt === i) onCut?.(b);
+      else {
+        const c = b.clone();
+        c.line(s, i, lineEnd(s, i, cutAt));
+        onCut?.(c);
+      }
+    }
+    if (visit?.(i, b.fence, b)) return b.fence;
+    b.line(s, i, e > i && s.charCodeAt(e - 1) === 13 ? e - 1 : e);
+    if (nl < 0 || nl >= to) break;
+    i = nl + 1;
+  }
+  if (!cut) onCut?.(b);
+  visit?.(to, b.fence, b);
+  return b.fence;
+}
+
+/**
+ * How each line of `s` is read (read from `start`, by the block scanner whatever the text
+ * holds): per line (split at `\n`, an empty piece after a final line break excluded) 0 outside
+ * fenced code, 1 a fence's opening line, 2 a line of its code, 3 its closing line; and the
+ * fence open at the end. For tests and checks.
+ */
+export function fenceLineKinds(s: string, start: FenceStart = 'fresh'): { kinds: number[]; open: OpenFence | null } {
+  const b = new Blocks(start);
+  const kinds: number[] = [];
+  for (let i = 0; i < s.length; ) {
+    b.line(s, i, lineEnd(s, i, s.length));
+    kinds.push(b.kind);
     const nl = s.indexOf('\n', i);
     if (nl < 0) break;
-    i = lines.next(nl + 1);
+    i = nl + 1;
   }
-  return st;
+  return { kinds, open: b.fence };
 }
 
-/** The closing line of `f`. */
+/**
+ * The fence left open at the end of `s.slice(from, to)` (its last, possibly partial, line
+ * included), read from `start` (default: the start of a document); `null` when none is.
+ */
+export function openFenceAtEnd(s: string, from = 0, to = s.length, start: FenceStart = 'fresh'): OpenFence | null {
+  if (from > 0) return openFenceAtEnd(s.slice(from, to), 0, to - from, start);
+  return scan(s, to, start);
+}
+
+/**
+ * The fence open where `s.slice(pos)` starts, in `s` as written (read from `start`): every line
+ * that starts before `pos` is read whole (so a cut inside an opening line counts as inside its
+ * block).
+ */
+export function openFenceAt(s: string, pos: number, start: FenceStart = 'fresh'): OpenFence | null {
+  let at: OpenFence | null = null;
+  scan(s, s.length, start, (i, f) => {
+    at = f;
+    return i >= pos;
+  });
+  return at;
+}
+
+/** The closing line of `f`, with the prefix that keeps it in the fence's containers. */
 export function closerOf(f: OpenFence): string {
-  return String.fromCharCode(f.ch).repeat(f.len);
+  return f.prefix + String.fromCharCode(f.ch).repeat(f.len);
 }
 
-/** `s` with a closing line appended when it ends inside a fence. */
-export function closeOpenFence(s: string): string {
-  const f = openFenceAtEnd(s);
-  return f === null ? s : `${s}\n${closerOf(f)}`;
+/**
+ * `s` with a closing line appended when it ends inside a fence (read from `start`). A fence at
+ * top level is closed on a line of its own after `s` (after a final line break too, as it
+ * always was); one inside a container right after a final line break, since a blank line would
+ * end a block quote and with it the fence, so the closing line would open a new one.
+ */
+export function closeOpenFence(s: string, start: FenceStart = 'fresh'): string {
+  const f = openFenceAtEnd(s, 0, s.length, start);
+  if (f === null) return s;
+  const sep = f.prefix !== '' && s.charCodeAt(s.length - 1) === 10 ? '' : '\n';
+  return `${s}${sep}${closerOf(f)}`;
 }
 
 /** Does the line starting at `i` (up to `\n`) begin, after spaces or tabs, with three backticks or tildes? */
@@ -153,44 +738,155 @@ export function looksLikeFence(s: string, i = 0): boolean {
   return s.charCodeAt(j + 1) === ch && s.charCodeAt(j + 2) === ch;
 }
 
-/** Does the last line of `s` begin with three backticks or tildes (after spaces or tabs)? */
+/**
+ * Does the line starting at `i` hold three backticks or tildes after the markers of
+ * containers it may start or continue (spaces, tabs, `>`, `-`/`+`/`*` or a number with `.` or
+ * `)` followed by a space)? Such a line may be a fence line inside a block quote or a list
+ * item, which a mark or a cut on it would break.
+ */
+export function looksLikeFenceInside(s: string, i = 0): boolean {
+  const end = lineEnd(s, i, s.length);
+  let j = skipBlank(s, i, end);
+  for (;;) {
+    const c = s.charCodeAt(j);
+    if (c === GT) {
+      j = skipBlank(s, j + 1, end);
+      continue;
+    }
+    let k = j;
+    if (c === 0x2d || c === 0x2b || c === 0x2a) k++;
+    else {
+      while (k < end && k - j < 9 && s.charCodeAt(k) >= 48 && s.charCodeAt(k) <= 57) k++;
+      if (k === j || (s.charCodeAt(k) !== 0x2e && s.charCodeAt(k) !== 0x29)) break;
+      k++;
+    }
+    if (k >= end || (s.charCodeAt(k) !== SPACE && s.charCodeAt(k) !== TAB)) break;
+    j = skipBlank(s, k, end);
+  }
+  const ch = s.charCodeAt(j);
+  if (ch !== BACKTICK && ch !== TILDE) return false;
+  return s.charCodeAt(j + 1) === ch && s.charCodeAt(j + 2) === ch;
+}
+
+/** Does the last line of `s` begin with three backticks or tildes (after spaces, tabs or container markers)? */
 export function lastLineLooksLikeFence(s: string): boolean {
-  return looksLikeFence(s, s.lastIndexOf('\n') + 1);
+  return looksLikeFenceInside(s, s.lastIndexOf('\n') + 1);
 }
 
 /**
  * Join the head `s.slice(0, head)` and the tail `s.slice(tail)` of a middle cut around the
- * mark `' … '`, mending fences: when the head ends inside a block, a closing line ends it
- * before the mark (which then stands on a line of its own); when the tail starts inside a
- * block of `s`, the block's opening line is repeated after the mark; when the tail starts with
- * a fence line, it starts a line; a cut inside a fence line drops the rest of that line on
- * both sides. Without fences this is `head + ' … ' + tail`.
+ * mark `' … '`, mending fences as {@link joinCutParts} does. Without fences this is
+ * `head + ' … ' + tail`.
  */
-export function joinCut(s: string, head: number, tail: number): string {
-  const j = joinCutParts(s, head, tail);
+export function joinCut(s: string, head: number, tail: number, start: FenceStart = 'fresh'): string {
+  const j = joinCutParts(s, head, tail, start);
   return s.slice(0, j.head) + j.mid + s.slice(j.tail);
 }
 
 /**
- * {@link joinCut} as parts of `s`: the joined text is `s.slice(0, head) + mid + s.slice(tail)`,
- * where `head` and `tail` are moved off a fence line as `joinCut` does and `mid` is the mark
- * `' … '` with the mending around it (a closing line before it, an opening line repeated after
- * it, a line break before a tail that starts with a fence line), so that the join can be
- * counted from the pieces of `s` and its seams.
+ * {@link joinCut} as parts of `s` (read from `start`): the joined text is
+ * `s.slice(0, head) + mid + s.slice(tail)`, where `head` and `tail` may be moved, and `mid` is
+ * the mark `' … '` with the mending around it, so that the join can be counted from the pieces
+ * of `s` and its seams:
+ * - a cut inside a fence line (under container markers too) keeps none of that line: the head
+ *   stops at its start and the tail starts after it;
+ * - when the head ends inside a fence, a closing line with the fence's container prefix ends it
+ *   before the mark, and the mark stands on a line of its own, in the containers the head and
+ *   the tail share;
+ * - when the tail starts inside a fence of `s`, the fence's opening line is repeated after the
+ *   mark, with its container prefix and indentation, so that the tail's lines are its code up
+ *   to the line where the fence ends in `s`; when the joined text would not read them so (the
+ *   tail's containers cannot be opened again by a prefix alone), the tail starts where that
+ *   fence ends in `s` instead;
+ * - a tail that starts with a fence line starts a line.
+ * Without fences `mid` is `' … '`.
  */
-export function joinCutParts(s: string, head: number, tail: number): { head: number; mid: string; tail: number } {
-  // A cut inside a fence line keeps none of that line: the head stops at its start and the
-  // tail starts after it (a fence line in pieces would be read as text, or as another fence).
+export function joinCutParts(s: string, head: number, tail: number, start: FenceStart = 'fresh'): { head: number; mid: string; tail: number } {
   const hs = s.lastIndexOf('\n', head - 1) + 1;
-  if (hs < head && looksLikeFence(s, hs)) head = hs;
+  if (hs < head && looksLikeFenceInside(s, hs)) head = hs;
   const ts = s.lastIndexOf('\n', tail - 1) + 1;
-  if (ts < tail && tail < s.length && looksLikeFence(s, ts)) {
+  if (ts < tail && tail < s.length && looksLikeFenceInside(s, ts)) {
     const nl = s.indexOf('\n', tail);
     tail = nl < 0 ? s.length : nl + 1;
   }
-  const hOpen = openFenceAtEnd(s, 0, head);
-  const tOpen = openFenceAt(s, tail);
-  const before = hOpen === null ? ' …' : `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${closerOf(hOpen)}\n…`;
-  if (tOpen !== null) return { head, mid: `${before}\n${tOpen.line}\n`, tail };
-  return { head, mid: looksLikeFence(s, tail) ? `${before}\n` : `${before} `, tail };
+  // The head's fence and containers, read up to `head` (its last line as cut): by the scan
+  // for the tail below when it reads every line, else by a fast scan of its own.
+  const full = hasContainerLine(s);
+  let hBoxes: readonly Box[] = [];
+  let hOpen: OpenFence | null = full ? null : scan(s, head, start);
+  const atHead = (b: Blocks): void => {
+    hOpen = b.fence;
+    hBoxes = b.stack.map((x) => ({ ...x }));
+  };
+  // The tail's fence and containers, and the line where that fence ends in `s`: `last` starts
+  // its last line (the closing line, or the line that ends its container; else the text's last
+  // line), `closed` tells whether it ends there or is still open at the end of `s`.
+  let tOpen: OpenFence | null = null;
+  let tIds: number[] = [];
+  let last = -1;
+  let closed = false;
+  let closer = false; // it ends at a closing line (else at a line that ends its container)
+  scan(
+    s,
+    s.length,
+    start,
+    (i, f, b) => {
+      if (i < tail) return false;
+      if (last < 0) {
+        tOpen = f;
+        tIds = b === null ? [] : b.stack.map((x) => x.id);
+        if (f === null) return true;
+      } else if (f !== tOpen) {
+        closed = true;
+        closer = f === null && looksLikeFenceInside(s, last);
+        return true;
+      }
+      if (i < s.length) last = i;
+      return false;
+    },
+    full ? head : -1,
+    atHead,
+  );
+  let before = ' …';
+  if (hOpen !== null) {
+    const hf: OpenFence = hOpen;
+    // The mark's line stays in the containers that the head and the tail are both in.
+    let n = 0;
+    while (n < hBoxes.length && n < tIds.length && hBoxes[n]!.id === tIds[n]) n++;
+    before = `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${closerOf(hf)}\n${prefixOf(hBoxes.slice(0, n))}…`;
+  }
+  if (tOpen !== null) {
+    const f: OpenFence = tOpen;
+    const mid = `${before}\n${f.prefix}${' '.repeat(f.indent)}${f.line}\n`;
+    if (reopens(s, head, mid, tail, last, closed, start)) return { head, mid, tail };
+    // The joined text would not: the tail starts after the fence, where it ends in `s`.
+    const nl = s.indexOf('\n', last);
+    tail = !closed ? s.length : !closer ? last : nl < 0 ? s.length : nl + 1;
+  }
+  const atLine = tail === 0 || s.charCodeAt(tail - 1) === 10;
+  const fenceNext = tail < s.length && (looksLikeFence(s, tail) || (atLine && looksLikeFenceInside(s, tail)));
+  return { head, mid: fenceNext ? `${before}\n` : `${before} `, tail };
+}
+
+/**
+ * Does the joined text `s.slice(0, head) + mid + s.slice(tail)` read the tail's lines as the
+ * code of the fence open where the tail starts, up to the line where the fence open at `tail`
+ * ends in `s`? `last` and `closed` are as in {@link joinCutParts}, `last` an offset in `s`.
+ */
+function reopens(s: string, head: number, mid: string, tail: number, last: number, closed: boolean, start: FenceStart): boolean {
+  const j = s.slice(0, head) + mid + s.slice(tail);
+  const shift = head + mid.length - tail;
+  let opened: OpenFence | null | undefined;
+  let ok = false;
+  scan(j, j.length, start, (i, f) => {
+    if (i < tail + shift) return false;
+    if (opened === undefined) {
+      opened = f;
+      if (f === null) return true;
+    }
+    if (i <= last + shift) return f !== opened;
+    ok = closed ? f !== opened : f === opened;
+    return true;
+  });
+  return ok;
 }

@@ -196,6 +196,15 @@ const cleaned = new Set<string>();
 function removeStaleTemps(dir: string): void {
   if (cleaned.has(dir)) return;
   cleaned.add(dir);
+  removeTempsIn(dir, (pid) => pid !== process.pid && !processAlive(pid));
+}
+
+/**
+ * Remove from `dir` the temporary files of {@link tempPathFor} whose process id `which`
+ * accepts. A failure to list or remove is ignored: a file gone already, or not ours to
+ * remove, is never a reason to stop a write or an interrupt.
+ */
+function removeTempsIn(dir: string, which: (pid: number) => boolean): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -204,13 +213,11 @@ function removeStaleTemps(dir: string): void {
   }
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || processAlive(pid)) continue;
+    if (m === null || !which(Number(m[1]))) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {
-      // gone already, or not ours to remove: never a reason to stop the write
+      // see above
     }
   }
 }
@@ -229,23 +236,7 @@ export function noteOutputFolders(paths: Iterable<string>): void {
  * interrupt (Ctrl-C), which may come while a write is half done. Failures are ignored.
  */
 export function removeOwnTemps(): void {
-  for (const dir of outputFolders) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const m = TEMP_NAME.exec(name);
-      if (m === null || Number(m[1]) !== process.pid) continue;
-      try {
-        unlinkSync(join(dir, name));
-      } catch {
-        // gone already (renamed or removed by its own write)
-      }
-    }
-  }
+  for (const dir of outputFolders) removeTempsIn(dir, (pid) => pid === process.pid);
 }
 
 /**

@@ -6,8 +6,13 @@
 // The n tokens are sorted by their bytes and front-coded: H holds, for each, the length of the
 // prefix it shares with the previous token and the length of the rest (a byte each), S the
 // rests' bytes; Z is H then S compressed with raw DEFLATE (level 9), one stream. R holds each
-// sorted token's rank in 18 bits, most significant bit first. The whole is written as base-85 text (4 bytes -> 5 characters, zero-padded) in an
-// alphabet without quotes, backslash, `$`, `<`, `>`, `&`, `{`, so it is a plain string literal.
+// sorted token's rank in 18 bits, most significant bit first. The whole is written as text in
+// base 91: its bits, most significant first and zero-padded, in groups of 13 (a value below
+// 8192 = 2^13 <= 91^2), each group v as two characters ALPHABET[v % 91], ALPHABET[floor(v / 91)].
+// The alphabet is printable ASCII and the space without the three quotes and the backslash, so
+// the text is a plain string literal; it is checked to hold no `</script`, `<script` or `<!--`
+// (so a bundle stays safe inlined in an HTML page). `${` may occur: the text is a plain string,
+// never a template, so biome.json turns that lint off for the generated file.
 // The file also records two SHA-256 digests checked by test/tokens-packed.test.ts: of the
 // published rank text, and of the table in rank order (for each rank: length byte, bytes).
 // Usage: node scripts/pack-ranks.mjs [--check]   (--check: fail if the file is out of date)
@@ -20,10 +25,10 @@ import o200k from 'js-tiktoken/ranks/o200k_base';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'src', 'tokens', 'o200k-data.ts');
-export const ALPHABET = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i))
-  .filter((c) => !`'"\\\`$<>&{`.includes(c))
+export const ALPHABET = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i))
+  .filter((c) => !`'"\\\``.includes(c))
   .join('');
-if (ALPHABET.length !== 85) throw new Error('alphabet');
+if (ALPHABET.length !== 91) throw new Error('alphabet');
 
 const hex = (b) => Buffer.from(b).toString('hex');
 
@@ -69,24 +74,25 @@ function pack(toks) {
   return Buffer.concat([head, Z, R]);
 }
 
-function base85(buf) {
-  const padded = Buffer.concat([buf, Buffer.alloc((4 - (buf.length % 4)) % 4)]);
-  let out = '';
-  const chunk = [];
-  for (let i = 0; i < padded.length; i += 4) {
-    let v = padded.readUInt32BE(i);
-    const c = new Array(5);
-    for (let k = 4; k >= 0; k--) {
-      c[k] = ALPHABET[v % 85];
-      v = Math.floor(v / 85);
-    }
-    chunk.push(c.join(''));
-    if (chunk.length === 4096) {
-      out += chunk.join('');
-      chunk.length = 0;
+function base91(buf) {
+  const chars = [];
+  let acc = 0;
+  let bits = 0;
+  const group = (v) => chars.push(ALPHABET[v % 91], ALPHABET[Math.floor(v / 91)]);
+  for (const byte of buf) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    if (bits >= 13) {
+      bits -= 13;
+      group((acc >>> bits) & 0x1fff);
+      acc &= (1 << bits) - 1;
     }
   }
-  return out + chunk.join('');
+  if (bits > 0) group((acc << (13 - bits)) & 0x1fff);
+  const text = chars.join('');
+  // Inlined in an HTML page, a script ends at `</script` and changes mode at `<!--` or `<script`.
+  if (/<\/script|<!--|<script/i.test(text)) throw new Error('the packed text holds a sequence that an inline script cannot');
+  return text;
 }
 
 /** The table in rank order, as the checksum reads it: for each rank, a length byte then the bytes. */
@@ -104,15 +110,15 @@ const text = [
   `export const SOURCE_SHA256 = '${hex(sha256(Buffer.from(o200k.bpe_ranks, 'utf8')))}';`,
   '/** SHA-256 of the table in rank order (for each rank: its byte length, then its bytes). */',
   `export const TABLE_SHA256 = '${hex(sha256(canonical(toks)))}';`,
-  '/** Bytes of the packed table before base-85 (the text is padded to a multiple of 4). */',
+  '/** Bytes of the packed table before base 91 (the text pads its last group with zero bits). */',
   `export const PACKED_BYTES = ${packed.length};`,
   '/** Special tokens (decoding only): id and text. */',
   'export const SPECIAL: ReadonlyArray<readonly [number, string]> = [',
   ...Object.entries(o200k.special_tokens).map(([k, v]) => `  [${v}, '${k}'],`),
   '];',
-  '/** The packed table as base-85 text. */',
+  '/** The packed table as base-91 text (13 bits in two characters). */',
   'export const PACKED =',
-  `  '${base85(packed)}';`,
+  `  '${base91(packed)}';`,
   '',
 ].join('\n');
 if (process.argv.includes('--check')) {

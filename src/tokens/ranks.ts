@@ -78,26 +78,36 @@ export function hashBytes(p: Uint8Array, a: number, b: number): number {
   return h;
 }
 
-const ALPHABET = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i))
-  .filter((c) => !`'"\\\`$<>&{`.includes(c))
+/** The 91 characters of the packed table's text (scripts/pack-ranks.mjs): printable ASCII and the space, less quotes and backslash. */
+const ALPHABET = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i))
+  .filter((c) => !`'"\\\``.includes(c))
   .join('');
 
-/** The packed table's bytes from its base-85 text (see scripts/pack-ranks.mjs). */
-function unbase85(text: string, size: number): Uint8Array {
+/**
+ * The packed table's `size` bytes from its base-91 text (see scripts/pack-ranks.mjs): each two
+ * characters are 13 bits, most significant first. Throws on a character outside the alphabet,
+ * a group of 8192 or more, or a text too short for `size` bytes.
+ */
+function unbase91(text: string, size: number): Uint8Array {
   const val = new Int8Array(128).fill(-1);
-  for (let i = 0; i < 85; i++) val[ALPHABET.charCodeAt(i)] = i;
-  const out = new Uint8Array((text.length / 5) * 4);
-  for (let i = 0, o = 0; i < text.length; i += 5, o += 4) {
-    let v = 0;
-    for (let k = 0; k < 5; k++) {
-      const d = val[text.charCodeAt(i + k)]!;
-      if (d < 0) throw new Error('tokens: malformed packed rank table');
-      v = v * 85 + d;
+  for (let i = 0; i < 91; i++) val[ALPHABET.charCodeAt(i)] = i;
+  const out = new Uint8Array(Math.floor(((text.length / 2) * 13) / 8));
+  if (text.length % 2 !== 0 || out.length < size) throw new Error('tokens: malformed packed rank table');
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < text.length; i += 2) {
+    const a = val[text.charCodeAt(i) & 127]!;
+    const b = val[text.charCodeAt(i + 1) & 127]!;
+    const v = a + 91 * b;
+    if (a < 0 || b < 0 || text.charCodeAt(i) > 127 || text.charCodeAt(i + 1) > 127 || v >= 8192) throw new Error('tokens: malformed packed rank table');
+    acc = (acc << 13) | v;
+    bits += 13;
+    while (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >>> bits) & 0xff;
     }
-    out[o] = v >>> 24;
-    out[o + 1] = (v >>> 16) & 0xff;
-    out[o + 2] = (v >>> 8) & 0xff;
-    out[o + 3] = v & 0xff;
+    acc &= (1 << bits) - 1;
   }
   return out.subarray(0, size);
 }
@@ -136,7 +146,7 @@ function viewsOf(buf: ArrayBufferLike): Table {
  * tables and the hash.
  */
 function loadTable(): Table {
-  const packed = unbase85(PACKED, PACKED_BYTES);
+  const packed = unbase91(PACKED, PACKED_BYTES);
   const dv = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
   const n = dv.getUint32(0, true);
   const zLen = dv.getUint32(8, true);

@@ -66,9 +66,12 @@ describe('grapheme-safe cuts', () => {
     // Numbers are words: the reference-shaped cut kept '800' of 8000024 and '35' of 39000117.
     const nums = Array.from({ length: 40 }, (_, i) => String(1000003 * (i + 7))).join(' ');
     expect(cleanTruncMid(nums, 12)).toBe('7000021 … 46000138');
-    // A word longer than 24 units (a hash) is cut where the budget falls, as is text written
+    // Identifiers up to 32 units are words too; a word longer than that (a hash) is cut where the budget falls, as is text written
     // without spaces between words.
     expect(cleanTruncMid(`commit ${'a3f9c2e17b'.repeat(6)} merged`, 10)).toBe('commit a3f … e17b merged');
+    const cbs = `cbs = [${'RemoveNonCompatibleVariablesCB(vars=CSV_VARS), AddZoteroArchiveLocationCB(), '.repeat(6)}]`;
+    expect(cleanTruncMid(cbs, 20)).toBe('cbs = [RemoveNonCompatibleVariablesCB … AddZoteroArchiveLocationCB(), ]');
+    expect(cleanTruncMid(cbs, 27)).toBe('cbs = [RemoveNonCompatibleVariablesCB(vars= … AddZoteroArchiveLocationCB(), ]');
     expect(cleanTruncMid('日本語のテキストです。'.repeat(30), 12)).toBe('日本語のテキ … テキストです。');
     expect(cleanTruncMid('Καλημέρα κόσμε, αυτό είναι ένα κείμενο. '.repeat(20), 20)).toBe('Καλημέρα κόσμε, αυτό είναι … αυτό είναι ένα κείμενο. ');
     for (const [t, k] of [

@@ -151,7 +151,7 @@ function refSpans(s: string, ref: CutParts | string, mark: string): [number, num
 }
 
 /** How far (UTF-16 units) a cut moves to keep a word whole; a longer word is cut where the budget falls. */
-const WORD_REACH = 24;
+const WORD_REACH = 32;
 
 /** Letters, marks and digits of any script, for one UTF-16 unit. */
 const WIDE_WORD = /^[\p{L}\p{M}\p{Nd}]$/u;

@@ -323,6 +323,34 @@ describe('code fences that a cut leaves closed', () => {
     expect(cleanProse('```\n    ```', 100, { balance: true })).toBe('```\n    ```\n```');
   });
 
+  it('a fence line inside an HTML block is HTML, as remark-parse reads it (the break-it cases of the container scanner)', () => {
+    // Kinds 6 and 7 (a block tag, a tag alone on its line) run to a blank line; no closer is added for their fence lines.
+    expect(cleanProse('<div\n- ```y', 100, { balance: true })).toBe('<div\n- ```y');
+    expect(cleanProse('<v>\n~~~\n2)  ~~~', 100, { balance: true })).toBe('<v>\n~~~\n2)  ~~~');
+    expect(fenceLineKinds('<div>\n\n```').kinds).toEqual([0, 0, 1]);
+    // A tag alone on its line cannot interrupt a paragraph; a block tag can.
+    expect(fenceLineKinds('text\n<span>\n```').kinds).toEqual([0, 0, 1]);
+    expect(fenceLineKinds('text\n<div>\n```').kinds).toEqual([0, 0, 0]);
+    // Kinds 1 to 5 run to their end marker, blank lines included.
+    expect(fenceLineKinds('<!--\n```\n-->\n```\ncode').kinds).toEqual([0, 0, 0, 1, 2]);
+    expect(fenceLineKinds('<pre>\n\n```\n</pre>\n```').kinds).toEqual([0, 0, 0, 0, 1]);
+    // (micromark: `]]]>` does not end a CDATA section, `]]>` does)
+    expect(fenceLineKinds('<![CDATA[\n]]]>\n```\n]]>\n```').kinds).toEqual([0, 0, 0, 0, 1]);
+    // In a container, and after a lazy line (micromark opens the tag's block in the quote; the next lazy line ends it).
+    expect(fenceLineKinds('- <div>\n  ```\nx').kinds).toEqual([0, 0, 0]);
+    expect(fenceLineKinds('> text\n<br/>\n```').kinds).toEqual([0, 0, 1]);
+    // A cut between fence lines of an HTML block is a plain join: there is no fence to mend.
+    const h = '<div>\n```\na\nb\n```\n</div>\n\nafter';
+    expect(joinCut(h, h.indexOf('a') + 1, h.indexOf('b'))).toBe('<div>\n```\na … b\n```\n</div>\n\nafter');
+    // The review's compactText case: at every budget nothing is left open and nothing after the output is code.
+    const r = '> >  `x\n<div\n  ```y\n  -\n-\t\n  ```\n  >  -';
+    for (let k = 0; k <= 40; k++) {
+      const out = compactText(r, '»', k, 'clean');
+      expect(fenceLineKinds(out).open).toBe(null);
+      expect(insideCode(`${out}\n\n***\n\n§ x §`, '***')).toEqual([]);
+    }
+  });
+
   it('what is not a list item: thematic breaks, markers that cannot interrupt a paragraph, lazy lines after a non-paragraph', () => {
     // `* * *` and `- - -` are thematic breaks: the fence after them is at top level, open to the end.
     expect(cleanProse('* * *\n  ```\ncode', 100, { balance: true })).toBe('* * *\n  ```\ncode\n```');
@@ -361,7 +389,8 @@ describe('code fences that a cut leaves closed', () => {
   it('property: the fence scanner reads fenced code line by line as remark-parse (mdast) does', () => {
     // Lines built from container markers (quotes, bullet and ordered items at various
     // indentations) and a leaf (fence lines of both characters, text, blank, headings, thematic
-    // breaks, setext underlines); a line without markers after a paragraph is a lazy line.
+    // breaks, setext underlines, HTML blocks' starts and ends); a line without markers after a
+    // paragraph is a lazy line.
     const ind = fc.constantFrom('', '', '', ' ', '  ', '   ', '    ', '     ');
     const marker = fc.constantFrom('> ', '>', '- ', '* ', '+ ', '1. ', '2) ', '10. ', '-   ', '1.     ', '-', '1.');
     const leaf = fc.constantFrom(
@@ -383,6 +412,31 @@ describe('code fences that a cut leaves closed', () => {
       '   ~~~',
       '    ```',
       '     ```',
+      // HTML blocks of every kind, and lines that end them or only look like them
+      '<div>',
+      '<div',
+      '</div>',
+      '<DIV class="x">',
+      '<div/>',
+      '<span>',
+      '<x y="1" z=2>',
+      '<a href=x>',
+      '<b>text',
+      '<br/>',
+      '<!-- c',
+      '<!-- c -->',
+      '<!-->',
+      '-->',
+      '<pre>',
+      '</pre>',
+      '<script src=a>',
+      '</script> x',
+      '<?php',
+      '?>',
+      '<!DOCTYPE html>',
+      '<![CDATA[',
+      ']]>',
+      '<x',
     );
     const lineArb = fc.tuple(ind, fc.array(fc.tuple(marker, ind), { maxLength: 2 }), leaf).map(([a, ms, l]) => a + ms.map(([m, i]) => m + i).join('') + l);
     const parser = unified().use(remarkParse);
@@ -447,7 +501,7 @@ describe('code fences that a cut leaves closed', () => {
       fcParams(150),
     );
   });
-  it('property: nothing after a clean cut of fenced prose in quotes and list items is code, and the cut fits', () => {
+  it('property: nothing after a clean cut of fenced prose in quotes, list items and HTML blocks is code, and the cut fits', () => {
     const line = fc.constantFrom(
       '```',
       '```py',
@@ -469,6 +523,11 @@ describe('code fences that a cut leaves closed', () => {
       '',
       '# h',
       '* * *',
+      '<div>',
+      '- <div',
+      '<span>',
+      '<!-- c',
+      '-->',
     );
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom('»', '§'), (lines, k, mark) => {

@@ -7,11 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cutSpans } from '../src/dsl/graphemes.js';
-import { joinCutParts, openFenceAt, openFenceAtEnd, type OpenFence } from '../src/dsl/fences-repair.js';
+import { closeOpenFence, joinCutParts, openFenceAt, openFenceAtEnd, type OpenFence } from '../src/dsl/fences-repair.js';
 import { base64Size, hasRunOf } from '../src/dsl/media.js';
 import { lenToks, truncToksMid } from '../src/tokens/index.js';
 import { tokensInternals } from '../src/tokens/internals.js';
-import { fcParams } from './support.js';
+import { cpuMs, fcParams } from './support.js';
 
 const RUN = /[A-Za-z0-9+/=_-]/;
 
@@ -179,4 +179,32 @@ describe('fence scans in containers', () => {
     expect(big).toBeLessThan(small * 4 * 2.5 + 20);
     expect(big).toBeLessThan(2_000);
   });
+
+  // Shapes a review found quadratic: a line of markers asked, at each marker, whether the rest
+  // of the line is a thematic break; each blank line walked every item of a deep nesting; each
+  // item looked again over a long run of indentation.
+  const shapes: [string, (n: number) => string][] = [
+    ['one line of list markers, then a fence', (n) => `${'* '.repeat(n)}\`\`\``],
+    ['markers and tabs, then a tilde fence', (n) => `${'-\t'.repeat(n)}~~~`],
+    ['deep items, then blank lines and a fence', (n) => `intro\n${'1. '.repeat(n)}x\n${'\n'.repeat(4 * n)}\`\`\`\ncode`],
+    ['deep items, then lines of deep indentation', (n) => `${'- '.repeat(n)}x\n${`${' '.repeat(2 * n)}y\n`.repeat(3)}\`\`\`\ncode`],
+  ];
+  for (const [name, make] of shapes) {
+    it(`stay linear on ${name}`, () => {
+      const time = (n: number): number => {
+        const s = make(n);
+        const t0 = cpuMs();
+        openFenceAtEnd(s);
+        closeOpenFence(s);
+        joinCutParts(s, s.length >> 2, (3 * s.length) >> 2);
+        return cpuMs() - t0;
+      };
+      time(2_000); // warm up
+      const small = time(10_000);
+      const big = time(40_000);
+      // (quadratic, the big text took 16 times as long: tens of seconds)
+      expect(big).toBeLessThan(small * 4 * 2.5 + 40);
+      expect(big).toBeLessThan(2_000);
+    });
+  }
 });

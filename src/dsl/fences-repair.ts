@@ -13,12 +13,14 @@
  * than the item's content). So a closing line written for a fence carries the prefix of its
  * containers ({@link OpenFence.prefix}). The leaf blocks that decide how a line is read are
  * modelled too (paragraphs and their lazy continuation lines, ATX and setext headings,
- * thematic breaks, indented code), HTML blocks are not: an HTML line is read as paragraph text,
- * as the previous fence scan read it (a fence inside an HTML block is taken for a fence).
- * Where micromark departs from the spec's reference parser the scanner follows micromark, the
- * parser whose output the clean profile is checked with: an item marker that interrupts a
- * paragraph (or indented code) cannot be `2.` or start blank, and neither can a second marker
- * on the same line (`- 2. x` after a paragraph is an item holding the text `2. x`).
+ * thematic breaks, indented code, HTML blocks of the seven kinds of section 4.6, in which a
+ * fence line is HTML). Where micromark departs from the spec's reference parser the scanner
+ * follows micromark, the parser whose output the clean profile is checked with: an item
+ * marker that interrupts a paragraph (or indented code) cannot be `2.` or start blank, and
+ * neither can a second marker on the same line (`- 2. x` after a paragraph is an item holding the text `2. x`); a tag alone
+ * on a lazy line starts an HTML block in the containers the line left; `]]]>` ends no CDATA
+ * section. Linear in the text: each line is read once, a line of many markers and a blank line
+ * in a deep nesting included.
  */
 
 /**
@@ -48,6 +50,7 @@ const TILDE = 0x7e;
 const SPACE = 32;
 const TAB = 9;
 const GT = 0x3e;
+const LT = 0x3c;
 
 /** End of the line that starts at `i` (index of its `\n`, or `to`), a `\r` before it excluded. */
 function lineEnd(s: string, i: number, to: number): number {
@@ -62,17 +65,24 @@ function skipBlank(s: string, i: number, end: number): number {
   return i;
 }
 
-/** Columns of leading spaces and tabs of `s[i, end)` (a tab moves to the next multiple of 4). */
-function indentColumns(s: string, i: number, end: number): number {
-  let col = 0;
+/**
+ * Skip the spaces and tabs of `s[i, end)` from column `col` on (a tab moves to the next
+ * multiple of 4): returns the index of the first other character (or `end`) and leaves its
+ * column in {@link skipped}.
+ */
+function skipColumns(s: string, i: number, end: number, col: number): number {
   for (; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c === SPACE) col++;
     else if (c === TAB) col += 4 - (col % 4);
     else break;
   }
-  return col;
+  skipped = col;
+  return i;
 }
+
+/** The column {@link skipColumns} stopped at. */
+let skipped = 0;
 
 // ---------------------------------------------------------------------------------------------
 // The block scanner.
@@ -81,6 +91,7 @@ const NONE = 0;
 const PARA = 1;
 const FENCE = 2;
 const CODE = 3; // indented code
+const HTML = 4; // an HTML block
 
 /**
  * An open container: a block quote, or a list item with its list's marker (`-`, `+`, `*`, or
@@ -123,10 +134,21 @@ class Blocks {
   private partial = false;
   // Set by `peek`: the first character that is not a space or tab, its column, and the
   // columns from the cursor to it.
-  private nn = 0;
+  private nn = -1;
   private nnCol = 0;
   private indent = 0;
   private blank = false;
+  /** Indices in `stack` of its block quotes, in order (a blank line skips the items between). */
+  private quotes: number[] = [];
+  /** The open HTML block's kind (CommonMark's start conditions 1 to 7) while `flow` is HTML. */
+  private html = 0;
+  // The current line read as a thematic break from its end, once per line (`brkCh` -1 until
+  // it is): a break from an offset on needs `brkCh` there, no other character from `brkFrom`
+  // on and three `brkCh` from it on (it is at or before `brkThird`).
+  private lineStart = 0;
+  private brkCh = -1;
+  private brkFrom = 0;
+  private brkThird = -1;
 
   constructor(start: FenceStart = 'fresh') {
     if (start !== 'fresh') this.flow = PARA;
@@ -141,27 +163,24 @@ class Blocks {
     c.stack = this.stack.map((x) => ({ ...x }));
     c.flow = this.flow;
     c.fence = this.fence;
+    c.html = this.html;
+    c.quotes = this.quotes.slice();
     c.ids = this.ids;
     c.inlineFirst = this.inlineFirst;
     return c;
   }
 
-  /** Look past spaces and tabs from the cursor (sets `nn`, `nnCol`, `indent`, `blank`). */
+  /**
+   * Look past spaces and tabs from the cursor (sets `nn`, `nnCol`, `indent`, `blank`). The
+   * cursor only moves forward, so while it has not passed `nn` the run is not read again.
+   */
   private peek(): void {
-    const s = this.s;
-    let j = this.i;
-    let c = this.col;
-    while (j < this.end) {
-      const ch = s.charCodeAt(j);
-      if (ch === SPACE) c++;
-      else if (ch === TAB) c += 4 - (c % 4);
-      else break;
-      j++;
+    if (this.i > this.nn) {
+      this.nn = skipColumns(this.s, this.i, this.end, this.col);
+      this.nnCol = skipped;
     }
-    this.nn = j;
-    this.nnCol = c;
-    this.indent = c - this.col;
-    this.blank = j >= this.end;
+    this.indent = this.nnCol - this.col;
+    this.blank = this.nn >= this.end;
   }
 
   /** Move the cursor to the character `peek` found. */
@@ -206,6 +225,9 @@ class Blocks {
     this.col = 0;
     this.partial = false;
     this.kind = 0;
+    this.nn = -1;
+    this.lineStart = start;
+    this.brkCh = -1;
     if (this.inlineFirst) {
       // The first line follows text on its line: it is that paragraph's text.
       this.inlineFirst = false;
@@ -213,7 +235,7 @@ class Blocks {
     }
     const stack = this.stack;
     // Most lines at top level outside code start with a character that starts no block: text.
-    if (stack.length === 0 && this.flow !== FENCE && start < end && plain(s.charCodeAt(start))) {
+    if (stack.length === 0 && this.flow !== FENCE && this.flow !== HTML && start < end && plain(s.charCodeAt(start))) {
       this.flow = PARA;
       return;
     }
@@ -232,7 +254,14 @@ class Blocks {
       }
       this.peek();
       if (this.blank) {
-        box.furtherBlank = box.furtherBlank || box.initialBlank;
+        // A blank line stays in every item up to the next block quote. Only the innermost box
+        // can have started blank (a box opened inside it, or a line of text in it, ends that).
+        const q = this.quoteFrom(matched);
+        if (q === stack.length) {
+          const last = stack[q - 1]!;
+          last.furtherBlank = last.furtherBlank || last.initialBlank;
+        }
+        matched = q - 1;
         continue;
       }
       const further = box.furtherBlank;
@@ -245,16 +274,22 @@ class Blocks {
       // Not in this item: a sibling item of the same list, or the item ends.
       if (this.indent <= 3 && this.listItem(box, false)) {
         box.id = ++this.ids;
-        stack.length = matched + 1;
+        this.truncate(matched + 1);
         this.closeFlow();
         matched++;
         sibling = true;
       }
       break;
     }
-    if (!sibling && matched === stack.length && this.flow === FENCE) {
-      this.fenceLine();
-      return;
+    if (!sibling && matched === stack.length) {
+      if (this.flow === FENCE) {
+        this.fenceLine();
+        return;
+      }
+      if (this.flow === HTML) {
+        this.htmlLine();
+        return;
+      }
     }
     // New containers; markers that interrupt a paragraph (or indented code) are restricted.
     const interrupt = !sibling && matched === stack.length && this.flow !== NONE;
@@ -280,23 +315,77 @@ class Blocks {
       if (!opened) {
         opened = true;
         this.closeFlow();
-        stack.length = matched;
+        this.truncate(matched);
       }
+      if (box.quote) this.quotes.push(stack.length);
       stack.push(box);
       matched = stack.length;
     }
     if (!opened && matched < stack.length) {
       // A lazy line: it continues the paragraph of the containers it left when it is
       // paragraph continuation text, else those containers end before it.
-      if (this.flow === PARA && !this.blank && (this.indent >= 4 || !this.interrupts())) return;
+      if (this.flow === PARA && !this.blank && (this.indent >= 4 || !this.interrupts())) {
+        // (micromark starts an HTML block of kind 7 on such a line, in the containers it left)
+        if (this.indent < 4 && s.charCodeAt(this.nn) === LT && htmlStart(s, this.nn, end, false) === 7) {
+          this.flow = HTML;
+          this.html = 7;
+        }
+        return;
+      }
       this.closeFlow();
-      stack.length = matched;
+      this.truncate(matched);
       this.leafLine();
       // (micromark ends indented code that starts on such a line with that line)
       if (this.flow === CODE) this.flow = NONE;
       return;
     }
     this.leafLine();
+  }
+
+  /** Keep the first `n` containers (the others have ended). */
+  private truncate(n: number): void {
+    this.stack.length = n;
+    const q = this.quotes;
+    while (q.length > 0 && q[q.length - 1]! >= n) q.pop();
+  }
+
+  /** The index of the first block quote in `stack` at or after `from`, or the stack's length. */
+  private quoteFrom(from: number): number {
+    const q = this.quotes;
+    let lo = 0;
+    let hi = q.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (q[m]! < from) lo = m + 1;
+      else hi = m;
+    }
+    return lo < q.length ? q[lo]! : this.stack.length;
+  }
+
+  /**
+   * Is the current line a thematic break from `at` on (three or more of one of `*`, `-`, `_`,
+   * with spaces or tabs between, to the line's end)? Read from the line's end once per line,
+   * so asking at every marker of a long line of markers stays linear.
+   */
+  private breakFrom(at: number): boolean {
+    if (this.brkCh < 0) {
+      const s = this.s;
+      const start = this.lineStart;
+      let j = this.end;
+      while (j > start && (s.charCodeAt(j - 1) === SPACE || s.charCodeAt(j - 1) === TAB)) j--;
+      const ch = j > start ? s.charCodeAt(j - 1) : 0;
+      this.brkCh = ch === 0x2a || ch === 0x2d || ch === 0x5f ? ch : 0;
+      this.brkThird = -1;
+      let n = 0;
+      for (; this.brkCh !== 0 && j > start; j--) {
+        const c = s.charCodeAt(j - 1);
+        if (c === ch) {
+          if (++n === 3) this.brkThird = j - 1;
+        } else if (c !== SPACE && c !== TAB) break;
+      }
+      this.brkFrom = j;
+    }
+    return this.brkCh !== 0 && this.s.charCodeAt(at) === this.brkCh && at >= this.brkFrom && at <= this.brkThird;
   }
 
   /** End the leaf block in progress (a container's start or end closes it). */
@@ -320,7 +409,7 @@ class Blocks {
     let marker: number;
     if (c === 0x2d || c === 0x2b || c === 0x2a) {
       if (box.marker !== 0 && (box.ordered || box.marker !== c)) return false;
-      if (c !== 0x2b && thematicBreak(s, at, this.end)) return false;
+      if (c !== 0x2b && this.breakFrom(at)) return false;
       marker = c;
       j++;
     } else if (c >= 48 && c <= 57) {
@@ -337,16 +426,8 @@ class Blocks {
     const markerCols = j - at;
     // After the marker: blank, 1 to 4 columns of space then text, or more (indented code).
     const afterCol = this.nnCol + markerCols;
-    let k = j;
-    let col = afterCol;
-    while (k < this.end) {
-      const ch = s.charCodeAt(k);
-      if (ch === SPACE) col++;
-      else if (ch === TAB) col += 4 - (col % 4);
-      else break;
-      k++;
-    }
-    const spaces = col - afterCol;
+    const k = skipColumns(s, j, this.end, afterCol);
+    const spaces = skipped - afterCol;
     const blankStart = k >= this.end;
     if (blankStart) {
       if (interrupt) return false;
@@ -373,7 +454,7 @@ class Blocks {
     const s = this.s;
     const at = this.nn;
     const end = this.end;
-    return fenceOpener(s, at, end) > 0 || atxHeading(s, at, end) || thematicBreak(s, at, end);
+    return fenceOpener(s, at, end) > 0 || atxHeading(s, at, end) || this.breakFrom(at) || (s.charCodeAt(at) === LT && htmlStart(s, at, end, true) > 0);
   }
 
   /** A line inside the open fence: its closing line, or a line of code. */
@@ -391,6 +472,16 @@ class Blocks {
       this.closeFlow();
       this.kind = 3;
     }
+  }
+
+  /**
+   * A line inside the open HTML block: a blank line ends kinds 6 and 7 (and is not theirs),
+   * a line holding the end of kinds 1 to 5 is their last.
+   */
+  private htmlLine(): void {
+    this.peek();
+    const kind = this.html;
+    if (this.blank ? kind >= 6 : kind <= 5 && htmlEnds(kind, this.s, this.i, this.end, false)) this.flow = NONE;
   }
 
   /** The rest of the line as a leaf block's line, in the innermost container. */
@@ -419,7 +510,16 @@ class Blocks {
       this.fence = { ch: s.charCodeAt(at), len: run, line: s.slice(at, end), indent: this.indent, prefix: prefixOf(this.stack) };
       return;
     }
-    if (atxHeading(s, at, end) || thematicBreak(s, at, end) || (flow === PARA && setextLine(s, at, end))) {
+    if (s.charCodeAt(at) === LT) {
+      // A tag alone on its line (kind 7) cannot interrupt a paragraph.
+      const kind = htmlStart(s, at, end, flow === PARA);
+      if (kind > 0) {
+        this.html = kind;
+        this.flow = kind <= 5 && htmlEnds(kind, s, at + HTML_OPENER[kind]!, end, true) ? NONE : HTML;
+        return;
+      }
+    }
+    if (atxHeading(s, at, end) || this.breakFrom(at) || (flow === PARA && setextLine(s, at, end))) {
       this.flow = NONE;
       return;
     }
@@ -446,6 +546,7 @@ function plain(c: number): boolean {
     case 0x23: // #
     case BACKTICK:
     case TILDE:
+    case LT:
       return false;
     default:
       return !(c >= 48 && c <= 57);
@@ -486,19 +587,6 @@ function atxHeading(s: string, at: number, end: number): boolean {
   return j === end || s.charCodeAt(j) === SPACE || s.charCodeAt(j) === TAB;
 }
 
-/** Is `s[at, end)` a thematic break (three or more of one of `*`, `-`, `_`, with spaces or tabs between)? */
-function thematicBreak(s: string, at: number, end: number): boolean {
-  const ch = s.charCodeAt(at);
-  if (ch !== 0x2a && ch !== 0x2d && ch !== 0x5f) return false;
-  let n = 0;
-  for (let j = at; j < end; j++) {
-    const c = s.charCodeAt(j);
-    if (c === ch) n++;
-    else if (c !== SPACE && c !== TAB) return false;
-  }
-  return n >= 3;
-}
-
 /** Is `s[at, end)` a setext heading's underline (`=` or `-` repeated, then spaces or tabs)? */
 function setextLine(s: string, at: number, end: number): boolean {
   const ch = s.charCodeAt(at);
@@ -508,13 +596,134 @@ function setextLine(s: string, at: number, end: number): boolean {
   return skipBlank(s, j, end) === end;
 }
 
+// HTML blocks (CommonMark 4.6), as micromark's html-flow reads them: the kind a line starts,
+// and whether a line holds the end of kinds 1 to 5.
+
+/** Tag names that start an HTML block of kind 1 (raw text, ended by a closing tag of any of them). */
+const HTML_RAW = new Set(['pre', 'script', 'style', 'textarea']);
+
+/** Tag names that start an HTML block of kind 6 (ended by a blank line). */
+const HTML_BLOCK = new Set(
+  (
+    'address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt fieldset ' +
+    'figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link main menu ' +
+    'menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead title tr track ul'
+  ).split(' '),
+);
+
+/** Per kind 1 to 5, the length of its opening sequence (`<` and a letter, `<!--`, `<?`, `<!` and a letter, `<![CDATA[`). */
+const HTML_OPENER = [0, 2, 4, 2, 3, 9];
+
+const isAlpha = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+const isAlnum = (c: number): boolean => isAlpha(c) || (c >= 48 && c <= 57);
+
 /**
- * Could some line of `s` start a container (a `>` or a list marker after at most three
- * spaces)? A text where none can holds no container, and its fences are read by the fence
- * lines alone (the fast scan). One walk over the line starts; the last few answers are kept,
+ * The kind of HTML block (1 to 7) the line `s[at, end)` starts, `at` on its `<` after at most
+ * three columns of indentation; 0 when it starts none. With `interrupt` (the line would
+ * interrupt a paragraph) kind 7, a complete tag alone on its line, is not one.
+ */
+function htmlStart(s: string, at: number, end: number, interrupt: boolean): number {
+  const ch = (i: number): number => (i < end ? s.charCodeAt(i) : -1);
+  let j = at + 1;
+  const c = ch(j);
+  if (c === 0x21) {
+    // `<!--` comment, `<![CDATA[`, `<!` and a letter: a declaration
+    const d = ch(j + 1);
+    if (d === 0x2d) return ch(j + 2) === 0x2d ? 2 : 0;
+    if (d === 0x5b) return j + 8 <= end && s.startsWith('CDATA[', j + 2) ? 5 : 0;
+    return isAlpha(d) ? 4 : 0;
+  }
+  if (c === 0x3f) return 3; // `<?`
+  const closing = c === 0x2f;
+  if (closing) j++;
+  if (!isAlpha(ch(j))) return 0;
+  let k = j + 1;
+  while (isAlnum(ch(k)) || ch(k) === 0x2d) k++;
+  const t = ch(k);
+  if (!(t === -1 || t === 0x2f || t === GT || t === SPACE || t === TAB)) return 0;
+  const name = k - j <= 10 ? s.slice(j, k).toLowerCase() : '';
+  if (t !== 0x2f && !closing && HTML_RAW.has(name)) return 1;
+  if (HTML_BLOCK.has(name)) return t !== 0x2f || ch(k + 1) === GT ? 6 : 0;
+  if (interrupt) return 0;
+  return completeTag(s, k, end, closing) ? 7 : 0;
+}
+
+/**
+ * Is the rest of a line from `i` (after a tag's name) the rest of a complete open tag, or with
+ * `closing` of a closing tag, followed by nothing but spaces and tabs? Attributes as micromark
+ * reads them: a name (a letter, `_` or `:`, then letters, digits, `_`, `.`, `:`, `-`), and
+ * perhaps `=` and a value, quoted or not.
+ */
+function completeTag(s: string, i: number, end: number, closing: boolean): boolean {
+  const ch = (x: number): number => (x < end ? s.charCodeAt(x) : -1);
+  const blank = (c: number): boolean => c === SPACE || c === TAB;
+  if (!closing) {
+    for (;;) {
+      const c = ch(i);
+      if (blank(c)) i++;
+      else if (c === 0x2f) {
+        i++;
+        break;
+      } else if (c === 0x3a || c === 0x5f || isAlpha(c)) {
+        i++;
+        for (let d = ch(i); isAlnum(d) || d === 0x2d || d === 0x2e || d === 0x3a || d === 0x5f; d = ch(++i));
+        // After the name: spaces, then `=` and a value (an unquoted value may be followed by `=` again).
+        for (;;) {
+          while (blank(ch(i))) i++;
+          if (ch(i) !== 0x3d) break;
+          i++;
+          while (blank(ch(i))) i++;
+          const v = ch(i);
+          if (v === -1 || v === LT || v === 0x3d || v === GT || v === BACKTICK) return false;
+          if (v === 0x22 || v === 0x27) {
+            const q = s.indexOf(String.fromCharCode(v), i + 1);
+            if (q < 0 || q >= end) return false;
+            i = q + 1;
+            const a = ch(i);
+            if (!(a === 0x2f || a === GT || blank(a))) return false;
+            break;
+          }
+          for (let d = ch(i); d !== -1 && !blank(d) && !'"\'/<=>`'.includes(String.fromCharCode(d)); d = ch(++i));
+        }
+      } else break;
+    }
+  } else while (blank(ch(i))) i++;
+  if (ch(i) !== GT) return false;
+  return skipBlank(s, i + 1, end) === end;
+}
+
+/**
+ * Does the line `s[from, end)` hold the end of an HTML block of kind 1 to 5 (a closing tag of
+ * a raw-text element, `-->`, `?>`, `>`, `]]>`)? On the block's first line `from` is after its
+ * opening sequence and `first` is set (`<!-->` and `<?>` end where they start). As micromark
+ * reads it: `]]]>` ends no CDATA section.
+ */
+function htmlEnds(kind: number, s: string, from: number, end: number, first: boolean): boolean {
+  if (kind === 1) return /<\/(?:pre|script|style|textarea)>/i.test(s.slice(from, end));
+  // 0: in the block's text; 1: after one `-` (kind 2) or `]` (kind 5); 2: where `>` ends it
+  let st = first && kind !== 5 ? 2 : 0;
+  for (let i = from; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (st === 2) {
+      if (c === GT) return true;
+      if (c === 0x2d && kind === 2) continue;
+    } else if (st === 1 && c === (kind === 2 ? 0x2d : 0x5d)) {
+      st = 2;
+      continue;
+    }
+    if (kind === 4 && c === GT) return true;
+    st = (kind === 2 && c === 0x2d) || (kind === 5 && c === 0x5d) ? 1 : kind === 3 && c === 0x3f ? 2 : 0;
+  }
+  return false;
+}
+
+/**
+ * Could some line of `s` start a container or an HTML block (a `>`, a list marker or an HTML
+ * block's start after at most three spaces)? A text where none can holds neither, and its
+ * fences are read by the fence lines alone (the fast scan). One walk over the line starts; the last few answers are kept,
  * since a cut asks about the same text several times.
  */
-function hasContainerLine(s: string): boolean {
+function needsBlockScan(s: string): boolean {
   for (const [k, v] of seen) if (k === s) return v;
   let found = false;
   // Lines after the last one with a fence run change no fence: after it a fence at top level is
@@ -524,7 +733,7 @@ function hasContainerLine(s: string): boolean {
     let j = i;
     while (j < i + 3 && s.charCodeAt(j) === SPACE) j++;
     const c = s.charCodeAt(j);
-    if (c === GT) {
+    if (c === GT || (c === LT && htmlStart(s, j, lineEnd(s, j, s.length), false) > 0)) {
       found = true;
       break;
     }
@@ -551,7 +760,7 @@ function hasContainerLine(s: string): boolean {
   return found;
 }
 
-/** The last texts {@link hasContainerLine} was asked about, with its answers (most recent first). */
+/** The last texts {@link needsBlockScan} was asked about, with its answers (most recent first). */
 const seen: [string, boolean][] = [];
 
 // ---------------------------------------------------------------------------------------------
@@ -563,10 +772,10 @@ const seen: [string, boolean][] = [];
  * state `open` before it.
  */
 function fastStep(s: string, start: number, end: number, open: OpenFence | null): OpenFence | null {
-  const i = skipBlank(s, start, end);
+  const i = skipColumns(s, start, end, 0);
   const ch = s.charCodeAt(i);
   if (ch !== BACKTICK && ch !== TILDE) return open;
-  const indent = indentColumns(s, start, end);
+  const indent = skipped;
   if (indent >= 4) return open;
   if (open === null) {
     const run = fenceOpener(s, i, end);
@@ -625,7 +834,7 @@ function scan(
   cutAt = -1,
   onCut?: (b: Blocks) => void,
 ): OpenFence | null {
-  if (!hasContainerLine(s)) {
+  if (!needsBlockScan(s)) {
     let st: OpenFence | null = null;
     const lines = new FenceLines(s);
     let i = lines.next(0);
@@ -811,7 +1020,7 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   }
   // The head's fence and containers, read up to `head` (its last line as cut): by the scan
   // for the tail below when it reads every line, else by a fast scan of its own.
-  const full = hasContainerLine(s);
+  const full = needsBlockScan(s);
   let hBoxes: readonly Box[] = [];
   let hOpen: OpenFence | null = full ? null : scan(s, head, start);
   const atHead = (b: Blocks): void => {

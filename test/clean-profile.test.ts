@@ -351,6 +351,20 @@ describe('code fences that a cut leaves closed', () => {
     }
   });
 
+  it('a tail with no code of its fence is not reopened as an empty block, and a closer takes no blank line', () => {
+    // The tail starts on the fence's last blank line: it starts after the closing line instead.
+    const s = 'intro\n```python\nx = 1\n\n```\nafter';
+    expect(joinCut(s, 5, s.indexOf('\n\n```') + 1)).toBe('intro … after');
+    // ... past the blank lines after the fence.
+    const t = 'intro\n```\nx\n  \n```\n\n\nafter';
+    expect(joinCut(t, 5, t.indexOf('  \n'))).toBe('intro … after');
+    // The head ends in a fence and nothing is kept after it: closed, the mark last, no space after it.
+    expect(joinCut('```\ncode line\nmore', 8, 18)).toBe('```\ncode\n```\n…');
+    // A text that ends with a line break inside a fence is closed on the next line.
+    expect(closeOpenFence('```\nx\n')).toBe('```\nx\n```');
+    expect(closeOpenFence('```\nx')).toBe('```\nx\n```');
+  });
+
   it('what is not a list item: thematic breaks, markers that cannot interrupt a paragraph, lazy lines after a non-paragraph', () => {
     // `* * *` and `- - -` are thematic breaks: the fence after them is at top level, open to the end.
     expect(cleanProse('* * *\n  ```\ncode', 100, { balance: true })).toBe('* * *\n  ```\ncode\n```');

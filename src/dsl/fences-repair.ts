@@ -926,15 +926,14 @@ export function closerOf(f: OpenFence): string {
 }
 
 /**
- * `s` with a closing line appended when it ends inside a fence (read from `start`). A fence at
- * top level is closed on a line of its own after `s` (after a final line break too, as it
- * always was); one inside a container right after a final line break, since a blank line would
- * end a block quote and with it the fence, so the closing line would open a new one.
+ * `s` with a closing line appended when it ends inside a fence (read from `start`), on a line
+ * of its own: right after a final line break, else after one (a blank line would end a block
+ * quote and with it the fence, so the closing line would open a new one).
  */
 export function closeOpenFence(s: string, start: FenceStart = 'fresh'): string {
   const f = openFenceAtEnd(s, 0, s.length, start);
   if (f === null) return s;
-  const sep = f.prefix !== '' && s.charCodeAt(s.length - 1) === 10 ? '' : '\n';
+  const sep = s.charCodeAt(s.length - 1) === 10 ? '' : '\n';
   return `${s}${sep}${closerOf(f)}`;
 }
 
@@ -1002,11 +1001,12 @@ export function joinCut(s: string, head: number, tail: number, start: FenceStart
  * - when the head ends inside a fence, a closing line with the fence's container prefix ends it
  *   before the mark, and the mark stands on a line of its own, in the containers the head and
  *   the tail share;
- * - when the tail starts inside a fence of `s`, the fence's opening line is repeated after the
- *   mark, with its container prefix and indentation, so that the tail's lines are its code up
- *   to the line where the fence ends in `s`; when the joined text would not read them so (the
- *   tail's containers cannot be opened again by a prefix alone), the tail starts where that
- *   fence ends in `s` instead;
+ * - when the tail starts inside a fence of `s` and keeps some of its code, the fence's opening
+ *   line is repeated after the mark, with its container prefix and indentation, so that the
+ *   tail's lines are its code up to the line where the fence ends in `s`; when the tail keeps
+ *   only blanks of it, or the joined text would not read them so (the tail's containers cannot
+ *   be opened again by a prefix alone), the tail starts where that fence ends in `s` instead,
+ *   past blank lines;
  * - a tail that starts with a fence line starts a line.
  * Without fences `mid` is `' … '`.
  */
@@ -1067,14 +1067,27 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   if (tOpen !== null) {
     const f: OpenFence = tOpen;
     const mid = `${before}\n${f.prefix}${' '.repeat(f.indent)}${f.line}\n`;
-    if (reopens(s, head, mid, tail, last, closed, start)) return { head, mid, tail };
-    // The joined text would not: the tail starts after the fence, where it ends in `s`.
+    // The tail keeps code of that fence (not only blanks): reopened, when the joined text reads it so.
+    if (!isBlank(s, tail, closed ? last : s.length) && reopens(s, head, mid, tail, last, closed, start)) return { head, mid, tail };
+    // Else the tail starts after the fence, where it ends in `s`, past blank lines.
     const nl = s.indexOf('\n', last);
     tail = !closed ? s.length : !closer ? last : nl < 0 ? s.length : nl + 1;
+    for (let e = s.indexOf('\n', tail); e >= 0 && isBlank(s, tail, e); e = s.indexOf('\n', tail)) tail = e + 1;
   }
   const atLine = tail === 0 || s.charCodeAt(tail - 1) === 10;
   const fenceNext = tail < s.length && (looksLikeFence(s, tail) || (atLine && looksLikeFenceInside(s, tail)));
-  return { head, mid: fenceNext ? `${before}\n` : `${before} `, tail };
+  // (a mark on a line of its own with nothing after it takes no space after it)
+  const after = fenceNext ? '\n' : tail >= s.length && before !== ' …' ? '' : ' ';
+  return { head, mid: before + after, tail };
+}
+
+/** Is `s.slice(from, to)` only spaces, tabs and line breaks (or empty)? */
+function isBlank(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== SPACE && c !== TAB && c !== 10 && c !== 13) return false;
+  }
+  return true;
 }
 
 /**

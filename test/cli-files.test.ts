@@ -189,6 +189,14 @@ describe('--max-tokens with the dsl strategy', () => {
       /^dlg-compact: a\.ipynb: --max-tokens 3 is below the (\d+) tokens this dialog needs to keep its structure; use --max-tokens \1 or more\n$/,
     );
     expect(ls(d)).toEqual(['a.ipynb']);
+    // In dialog mode the message says why its minimum is higher than the flat one.
+    const e = dir({ 'a.ipynb': DEMO });
+    const m = cli(['--mode', 'dialog', '--max-tokens', '3', 'a.ipynb'], e);
+    expect(m.code).toBe(1);
+    expect(m.stderr).toMatch(
+      /^dlg-compact: a\.ipynb: --max-tokens 3 is below the (\d+) tokens this dialog needs to keep its structure; use --max-tokens \1 or more \(dialog mode keeps notes, code cells and their outputs whole; --mode flat cuts them too\)\n$/,
+    );
+    expect(ls(e)).toEqual(['a.ipynb']);
   });
 });
 

@@ -236,8 +236,10 @@ function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial
     return fitInto(job, dialog, maxTokens, policy, work);
   } catch (err) {
     if (!(err instanceof FitError)) throw err;
+    // Dialog mode cuts prompts only: its minimum holds every note, code cell and output whole.
+    const why = job.mode === 'dialog' ? ' (dialog mode keeps notes, code cells and their outputs whole; --mode flat cuts them too)' : '';
     throw new CliFileError(
-      `${job.name}: --max-tokens ${maxTokens} is below the ${err.minTokens} tokens this dialog needs to keep its structure; use --max-tokens ${err.minTokens} or more`,
+      `${job.name}: --max-tokens ${maxTokens} is below the ${err.minTokens} tokens this dialog needs to keep its structure; use --max-tokens ${err.minTokens} or more${why}`,
       { cause: err },
     );
   }

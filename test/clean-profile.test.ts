@@ -24,7 +24,7 @@ import { closeOpenFence, fenceLineKinds, hasFenceRun, joinCut, joinCutParts, ope
 import { cleanProse, dropThinkingLines } from '../src/dsl/clean-text.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
-import { compactChat, compactResult, compactText, fencedCode } from '../src/dsl/render.js';
+import { bashCall, compactChat, compactResult, compactText, fencedCode, genericCall } from '../src/dsl/render.js';
 import { aiOutput } from '../src/dialog/ai-output.js';
 import { compactDialog, dlg2compact, flatPieces } from '../src/dialog/compact.js';
 import { Dialog } from '../src/dialog/dialog.js';
@@ -552,6 +552,28 @@ describe('code fences that a cut leaves closed', () => {
       }),
       fcParams(150),
     );
+  });
+});
+
+describe('calls cut to a few tokens keep what was run', () => {
+  const path = { path: '/home/user/projects/analysis/data/measurements_2024.csv' };
+  it("a tool call keeps its name where the middle cut would drop it; the reference's cut is unchanged", () => {
+    // (o200k: `▶ read_file(…)` is 5 tokens, `▶ read_file …` 4)
+    expect([lenToks('▶ read_file(…)'), lenToks('▶ read_file …')]).toEqual([5, 4]);
+    expect(genericCall('read_file', path, 4, 'clean')).toBe('▶ read_file …');
+    expect(genericCall('read_file', path, 5, 'clean')).toBe('▶ read_file(…)');
+    expect(genericCall('read_file', path, 4, 'reference')).toBe("▶ … ')");
+    // Too small for the name: the middle cut, as before.
+    expect(genericCall('read_file', path, 3, 'clean')).toBe('▶ … ');
+    // Once the middle cut's head holds the name and its parenthesis, the middle cut.
+    expect(genericCall('read_file', path, 10, 'clean')).toBe("▶ read_file(path … .csv')");
+  });
+  it('a shell command keeps its program', () => {
+    const cmd = 'grep -n "error" logs/run-2024-11-30.log | tail -20';
+    expect(lenToks('! grep …')).toBe(3);
+    expect(bashCall(cmd, 4, 'clean')).toBe('! grep …');
+    expect(bashCall(cmd, 4, 'reference')).toBe('! … 20');
+    expect(bashCall(cmd, 10, 'clean')).toBe('! grep -n … | tail -20');
   });
 });
 

@@ -307,20 +307,40 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
 
 /**
  * A shell command: `'! '` + its Python-stripped non-blank lines joined with `' ¶ '`,
- * middle-truncated to `maxToks` (SPEC §3).
+ * middle-truncated to `maxToks` (SPEC §3). The clean profile keeps the program's name where a
+ * middle cut would drop it (`! wc …` rather than `! … 40`).
  * @throws InvalidArgumentError on a non-string `command` or a bad budget.
  */
 export function bashCall(command: string, maxToks: number, profile: Profile = 'reference'): string {
   needString(command, 'bashCall', 'command');
   checkBudget(maxToks, 'bashCall');
-  return cutFor(profile)(`! ${joinLines(command)}`, maxToks);
+  const text = `! ${joinLines(command)}`;
+  if (profile !== 'clean') return truncToksMid(text, maxToks);
+  // The lead is the program: the command's first word.
+  const word = /^\S*/.exec(text.slice(2))![0];
+  return word === '' ? cleanTruncMid(text, maxToks) : leadFirst(text, 2 + word.length, [`! ${word} …`], maxToks);
+}
+
+/**
+ * A call's rendering `s` cut for the clean profile so that it keeps its lead, `s.slice(0, lead)`
+ * (`▶ name(` of a tool call, `! program` of a shell command), which says what was run: the
+ * middle cut when its head holds the lead; else, at budgets that small, the first of `short`
+ * (the lead and a cut mark: `▶ name(…)`, `▶ name …`, `! wc …`) that fits `maxToks` tokens;
+ * else the middle cut (`▶ … ')`).
+ */
+function leadFirst(s: string, lead: number, short: readonly string[], maxToks: number): string {
+  const cut = cleanTruncMid(s, maxToks);
+  if (cut === s || cut.startsWith(s.slice(0, lead))) return cut;
+  for (const t of short) if (fitsToks(t, maxToks)) return t;
+  return cut;
 }
 
 /**
  * Any other tool call: `'▶ ' + name + '(' + k1=repr(v1), k2=repr(v2), … + ')'`, keys in the
  * object's source order ({@link jsonKeys}), `repr` being Python's ({@link pyRepr}: numbers
  * parsed by `parseJson` keep their int/float kind). Inside each `k=repr(v)` the two characters
- * backslash + `n` become `' ¶ '`. Middle-truncated to `maxToks` (SPEC §3).
+ * backslash + `n` become `' ¶ '`. Middle-truncated to `maxToks` (SPEC §3); the clean profile
+ * keeps the tool's name where a middle cut would drop it (`▶ read_file(…)` rather than `▶ … ')`).
  * @param args the call's arguments: a JSON object (plain object, as `parseJson` returns).
  * @throws InvalidArgumentError on a non-string name, a non-object `args`, a value `pyRepr`
  *   cannot print, or a bad budget.
@@ -335,7 +355,9 @@ export function genericCall(name: string, args: Record<string, unknown>, maxToks
     const item = `${k}=${pyRepr(args[k])}`;
     return item.includes('\\n') ? item.replaceAll('\\n', PILCROW_JOIN) : item;
   });
-  return cutFor(profile)(`▶ ${name}(${items.join(', ')})`, maxToks);
+  const text = `▶ ${name}(${items.join(', ')})`;
+  if (profile !== 'clean') return truncToksMid(text, maxToks);
+  return leadFirst(text, name.length + 3, [`▶ ${name}(…)`, `▶ ${name} …`], maxToks);
 }
 
 /**

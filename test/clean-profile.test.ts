@@ -102,8 +102,8 @@ describe('grapheme-safe cuts', () => {
     expect(cleanTruncMid('dog quick Zxqvbn jumps is is unbelievable \u0301 of', 8)).toBe('dog quick …  \u0301 of');
     expect(cleanTruncMid('aaaa bbbb cccc \u0600 dddd eeee ffff gggg', 15)).toBe('aaaa bbbb cccc \u0600  … ffff gggg');
     // An empty side next to a delimiter: one space between them, not the delimiter's and the mark's.
-    expect(compactText('internationalization configuration because brown fox the', '»', 7, 'clean')).toBe('» … the »');
-    expect(compactText('The configuration was loaded from the default location internationalization', '»', 8, 'clean')).toBe('» The configuration … »');
+    expect(compactText('internationalization configuration because brown fox the', '»', 6, 'clean')).toBe('» … the »');
+    expect(compactText('The configuration was loaded from the default location internationalization', '»', 7, 'clean')).toBe('» The configuration … »');
     // Nothing kept but blank and fence lines: the delimiters around the mark.
     expect(compactText('```\nterrible responsibilities weather because\n```', '»', 10, 'clean')).toBe('» … »');
     expect(cleanProse('\n```\npythonab\r\n\tword…§😀.…abcdefghijklmnopqrstuvwxy\nab```python\n中文字é8000024é', 10, { mark: '§' })).toBe('§ … §');
@@ -555,6 +555,18 @@ describe('code fences that a cut leaves closed', () => {
   });
 });
 
+describe('a small budget used in full', () => {
+  it('prose cut to a few tokens tries the cut at a few tokens more, its words dropped too, and keeps the one that keeps most', () => {
+    const s = 'aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll';
+    // (o200k: each run of four letters is one token, as is ' …')
+    expect(lenToks('aaaa … llll')).toBe(4);
+    expect(cleanProse(s, 4)).toBe('aaaa … llll');
+    expect(cleanProse(s, 6)).toBe('aaaa bbbb … llll');
+    // A plain clean cut (the lines of a tool result) does not: its words dropped leave the budget's rest.
+    expect(cleanTruncMid(s, 4)).toBe('aaaa … ');
+  });
+});
+
 describe('calls cut to a few tokens keep what was run', () => {
   const path = { path: '/home/user/projects/analysis/data/measurements_2024.csv' };
   it("a tool call keeps its name where the middle cut would drop it; the reference's cut is unchanged", () => {
@@ -566,14 +578,14 @@ describe('calls cut to a few tokens keep what was run', () => {
     // Too small for the name: the middle cut, as before.
     expect(genericCall('read_file', path, 3, 'clean')).toBe('▶ … ');
     // Once the middle cut's head holds the name and its parenthesis, the middle cut.
-    expect(genericCall('read_file', path, 10, 'clean')).toBe("▶ read_file(path … .csv')");
+    expect(genericCall('read_file', path, 8, 'clean')).toBe("▶ read_file(path … .csv')");
   });
   it('a shell command keeps its program', () => {
     const cmd = 'grep -n "error" logs/run-2024-11-30.log | tail -20';
     expect(lenToks('! grep …')).toBe(3);
     expect(bashCall(cmd, 4, 'clean')).toBe('! grep …');
     expect(bashCall(cmd, 4, 'reference')).toBe('! … 20');
-    expect(bashCall(cmd, 10, 'clean')).toBe('! grep -n … | tail -20');
+    expect(bashCall(cmd, 8, 'clean')).toBe('! grep -n … tail -20');
   });
 });
 

@@ -109,7 +109,7 @@ describe('the command reports the same figures, whatever it counts', () => {
     [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2018 tokens (59.9% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36, minimum 1458 tokens), 15 messages, 5029 → 2955 tokens (41.2% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36, minimum 1464 tokens), 15 messages, 5029 → 2955 tokens (41.2% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });
@@ -127,9 +127,9 @@ describe('the command reports the same figures, whatever it counts', () => {
   });
   it('a fit note says "nothing cut" when the whole rendering fits, "structure only" at the smallest budget', async () => {
     const note = async (n: number) => /\((fit into [^)]*)\)/.exec((await run(['--check', '--max-tokens', String(n), 'demo.ipynb'])).out)?.[1];
-    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 286 tokens');
-    expect(await note(286)).toBe('fit into --max-tokens 286: structure only, minimum 286 tokens');
-    expect((await run(['--check', '--max-tokens', '285', 'demo.ipynb'])).out).toContain('use --max-tokens 286 or more');
+    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 288 tokens');
+    expect(await note(288)).toBe('fit into --max-tokens 288: structure only, minimum 288 tokens');
+    expect((await run(['--check', '--max-tokens', '287', 'demo.ipynb'])).out).toContain('use --max-tokens 288 or more');
   });
 
   it('says "% more" when the output holds more tokens than the input, and "none before" for an empty input', async () => {

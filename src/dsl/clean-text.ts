@@ -51,11 +51,11 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   const fixed = lenToks(pre) + (mark === null ? 0 : lenToks(` ${mark}`));
   let b = maxToks - fixed;
   for (let tries = 0; b > markToks && tries < 16; tries++) {
-    let spans = cutSpans(text, b, CUT_MARK);
+    let spans = cutSpans(text, b, CUT_MARK, undefined, true);
     if (spans === null) {
       // The text fits `b` but not with the fence repairs: cut it anyway, a little shorter.
       b = Math.min(b - 1, lenToks(text) - 1);
-      spans = b > markToks ? cutSpans(text, b, CUT_MARK) : null;
+      spans = b > markToks ? cutSpans(text, b, CUT_MARK, undefined, true) : null;
       if (spans === null) break;
     }
     if (spans.head === 0 && spans.tail === text.length) break;

@@ -262,21 +262,41 @@ function wordAround(s: string, i: number): number {
  * `s` fits whole. The reference's cut gives the first estimate (its head and tail are byte
  * prefixes and suffixes of `s`); both are moved inwards to grapheme boundaries, and the budget
  * is lowered one token at a time in the rare case the joined text re-tokenises longer.
- * With no room for any text beside the mark, both spans are empty.
+ * With no room for any text beside the mark, both spans are empty. With `regrow` (prose and
+ * calls), at budgets up to 32 tokens, the reference's cut at up to 4 tokens more is tried too
+ * when the words dropped leave part of the budget unused, and the cut that keeps most wins, so
+ * a small budget is used (`aaaa … llll` at 4 tokens, not `aaaa … `).
  */
-export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k: number) => CutParts | string): CutSpans | null {
+export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k: number) => CutParts | string, regrow = false): CutSpans | null {
   if (fitsToks(s, maxToks)) return null;
   const markToks = lenToks(mark);
-  for (let k = maxToks; k > markToks; k--) {
+  const at = (k: number): CutSpans => {
     const [h, t] = refSpans(s, refCut ? refCut(k) : midCutParts(s, k, mark, true)(k), mark);
     const head = headAtWord(s, graphemeFloor(s, h), mark);
     const tail = Math.max(head, tailAtWord(s, graphemeCeil(s, t), mark));
     // The joined text counted from the pieces of s already encoded: only its seams are encoded.
-    const tokens = spliceCount(s, head, mark, tail, maxToks);
-    if (tokens !== OVER) return { head, tail, tokens };
+    return { head, tail, tokens: spliceCount(s, head, mark, tail, maxToks) };
+  };
+  for (let k = maxToks; k > markToks; k--) {
+    let best = at(k);
+    if (best.tokens === OVER) continue;
+    // With `regrow`, at a small budget, where the words a cut drops leave much of it unused: the
+    // reference's cut at a few tokens more, its words dropped too, may still fit and keep more.
+    if (regrow && k === maxToks && best.tokens < maxToks && maxToks <= REGROW_MAX && refCut === undefined) {
+      for (let more = k + 1; more <= k + REGROW_TRIES; more++) {
+        const c = at(more);
+        if (c.tokens !== OVER && c.head - c.tail > best.head - best.tail) best = c;
+      }
+    }
+    return best;
   }
   return { head: 0, tail: s.length, tokens: -1 };
 }
+
+/** Budgets up to which {@link cutSpans} tries the reference's cut at a few more tokens. */
+const REGROW_MAX = 32;
+/** How many more tokens it tries. */
+const REGROW_TRIES = 4;
 
 /**
  * The longest prefix of `mark` made of whole grapheme clusters that fits `maxToks` (`''` when
@@ -300,20 +320,21 @@ export function markWithin(mark: string, maxToks: number): string {
  * `''`, a text that fits is returned whole) but only whole grapheme clusters of `s` are kept,
  * so it never holds U+FFFD that `s` does not, a split emoji or ZWJ sequence, or a combining
  * mark without its base; the result fits `maxToks`. A budget too small for any text beside the
- * mark gives the mark alone (or its longest whole-character prefix that fits).
+ * mark gives the mark alone (or its longest whole-character prefix that fits). `regrow`: see
+ * {@link cutSpans} (a small budget used in full).
  */
-export function cleanTruncMid(s: string, maxToks: number, mark = ' … '): string {
-  return cleanAt(s, maxToks, mark);
+export function cleanTruncMid(s: string, maxToks: number, mark = ' … ', regrow = false): string {
+  return cleanAt(s, maxToks, mark, undefined, regrow);
 }
 
-function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string): string {
-  return cutText(s, cleanPartsAt(s, maxToks, mark, refCut));
+function cleanAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string, regrow = false): string {
+  return cutText(s, cleanPartsAt(s, maxToks, mark, refCut, regrow));
 }
 
 /** The clean cut of {@link cleanTruncMid} as parts of `s` when it keeps text around the mark, else as its text. */
-function cleanPartsAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string): CutParts | string {
+function cleanPartsAt(s: string, maxToks: number, mark: string, refCut?: (k: number) => CutParts | string, regrow = false): CutParts | string {
   if (maxToks <= 0) return '';
-  const spans = cutSpans(s, maxToks, mark, refCut);
+  const spans = cutSpans(s, maxToks, mark, refCut, regrow);
   if (spans === null) return s;
   if (spans.head === 0 && spans.tail === s.length) return markWithin(mark, maxToks);
   return { head: spans.head, mid: mark, tail: spans.tail };

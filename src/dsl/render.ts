@@ -318,7 +318,7 @@ export function bashCall(command: string, maxToks: number, profile: Profile = 'r
   if (profile !== 'clean') return truncToksMid(text, maxToks);
   // The lead is the program: the command's first word.
   const word = /^\S*/.exec(text.slice(2))![0];
-  return word === '' ? cleanTruncMid(text, maxToks) : leadFirst(text, 2 + word.length, [`! ${word} …`], maxToks);
+  return word === '' ? cleanTruncMid(text, maxToks, CUT_MARK, true) : leadFirst(text, 2 + word.length, [`! ${word} …`], maxToks);
 }
 
 /**
@@ -329,7 +329,7 @@ export function bashCall(command: string, maxToks: number, profile: Profile = 'r
  * else the middle cut (`▶ … ')`).
  */
 function leadFirst(s: string, lead: number, short: readonly string[], maxToks: number): string {
-  const cut = cleanTruncMid(s, maxToks);
+  const cut = cleanTruncMid(s, maxToks, CUT_MARK, true);
   if (cut === s || cut.startsWith(s.slice(0, lead))) return cut;
   for (const t of short) if (fitsToks(t, maxToks)) return t;
   return cut;

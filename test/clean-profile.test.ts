@@ -696,13 +696,44 @@ describe('the legend of flat documents', () => {
     expect(dlg2compact(d)).toBe(body);
     const doc = flatDocument(d, { source: '../nbs/leg.ipynb' });
     expect(doc).toBe(
-      `${flatLegend('../nbs/leg.ipynb')}\n\n## Conversation\n\n${body}\n\nIf further detail is needed, read the complete transcript at: ../nbs/leg.ipynb`,
+      `${flatLegend('../nbs/leg.ipynb', body)}\n\n## Conversation\n\n${body}\n\nIf further detail is needed, read the complete transcript at: ../nbs/leg.ipynb`,
+    );
+    // The legend names the sigils the body holds: here a code cell and its output, no calls, no binary output.
+    expect(flatLegend('../nbs/leg.ipynb', body)).toBe(
+      'Condensed reading of the dialog notebook `../nbs/leg.ipynb` by dlg-compact, cells in order. ' +
+        "`§ … §`: the user's text (prompts, notes, raw cells). `» … »`: the AI's prose. " +
+        "`#_id` opens the user's own code cell, its source fenced below. `>` opens what the call or cell above returned. " +
+        "` ¶ ` is a folded line break, ` … ` a cut, `***` the end of a prompt's turn. Much was shortened: check code in the notebook before reusing it.",
     );
     expect(doc.startsWith('Condensed reading of the dialog notebook `../nbs/leg.ipynb` by dlg-compact, cells in order.')).toBe(true);
     expect(compactBody(doc)).toBe(body);
     expect(compactBody(flatDocument(d))).toBe(body);
     expect(flatDocument(d)).toContain(UNNAMED_SOURCE);
     for (const sigil of ['`§ … §`', '`» … »`', '`!`', '`▶ name(…)`', '`#_id`', '`>`', '` ¶ `', '` … `', '`***`']) expect(flatLegend(null)).toContain(sigil);
+  });
+
+  it('the legend and the brief key name only the sigils the body holds', () => {
+    const all = '§ Go §\n» Ok »\n! ls\n> a.txt\n▶ read(p=1)\n> [image/png 8 B]\n#_c1\n```python\nx\n```';
+    const calls = 'In a reply, `!` opens a shell command the AI ran, `▶ name(…)` another tool call. ';
+    const media = '`>` opens what the call or cell above returned; `[image/png 412 KB]` is a binary output. ';
+    expect(flatLegend('a.ipynb', all)).toBe(flatLegend('a.ipynb'));
+    expect(flatLegend('a.ipynb', all)).toContain(calls + "`#_id` opens the user's own code cell, its source fenced below. " + media);
+    // One kind of call: its own sentence.
+    expect(flatLegend(null, '! ls\n> x')).toContain(
+      " `» … »`: the AI's prose. In a reply, `!` opens a shell command the AI ran. `>` opens what the call or cell above returned. ` ¶ `",
+    );
+    expect(flatLegend(null, '▶ f()')).toContain(" `» … »`: the AI's prose. In a reply, `▶ name(…)` opens a tool call the AI made. ` ¶ `");
+    // Prose alone: no word on calls, code or outputs.
+    expect(flatLegend(null, '§ Hi §\n» Hello »')).toBe(
+      "Condensed reading of a dialog notebook read from standard input by dlg-compact, cells in order. `§ … §`: the user's text (prompts, notes, raw cells). " +
+        "`» … »`: the AI's prose. ` ¶ ` is a folded line break, ` … ` a cut, `***` the end of a prompt's turn. Much was shortened: check code in the notebook before reusing it.",
+    );
+    expect(wrapFlat('§ Hi §', 'a.ipynb', true).split('\n')[0]).toBe(
+      'Condensed dialog notebook `a.ipynb` (dlg-compact), cells in order. Key: `§ … §` user, `» … »` AI prose, ` ¶ ` line break, ` … ` cut, `***` end of turn.',
+    );
+    expect(wrapFlat(all, 'a.ipynb', true).split('\n')[0]).toBe(
+      'Condensed dialog notebook `a.ipynb` (dlg-compact), cells in order. Key: `§ … §` user, `» … »` AI prose, `!` shell command, `▶` tool call, `#_id` code cell, `>` output, ` ¶ ` line break, ` … ` cut, `***` end of turn.',
+    );
   });
 
   it('--no-legend and the reference profile leave it out', () => {

@@ -127,9 +127,9 @@ describe('the command reports the same figures, whatever it counts', () => {
   });
   it('a fit note says "nothing cut" when the whole rendering fits, "structure only" at the smallest budget', async () => {
     const note = async (n: number) => /\((fit into [^)]*)\)/.exec((await run(['--check', '--max-tokens', String(n), 'demo.ipynb'])).out)?.[1];
-    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 288 tokens');
-    expect(await note(288)).toBe('fit into --max-tokens 288: structure only, minimum 288 tokens');
-    expect((await run(['--check', '--max-tokens', '287', 'demo.ipynb'])).out).toContain('use --max-tokens 288 or more');
+    expect(await note(100_000)).toBe('fit into --max-tokens 100000: nothing cut, minimum 284 tokens');
+    expect(await note(284)).toBe('fit into --max-tokens 284: structure only, minimum 284 tokens');
+    expect((await run(['--check', '--max-tokens', '283', 'demo.ipynb'])).out).toContain('use --max-tokens 284 or more');
   });
 
   it('says "% more" when the output holds more tokens than the input, and "none before" for an empty input', async () => {
@@ -137,7 +137,7 @@ describe('the command reports the same figures, whatever it counts', () => {
     const nb = (cells: unknown[]) => `${JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }, null, 1)}\n`;
     writeFileSync(join(dir, 'tiny.ipynb'), nb([cell('Hi')]));
     // The body `§ Hi §` is 3 tokens against the input's 1: (3 - 1) / 1 = 200% more.
-    expect(await run(['tiny.ipynb'])).toEqual({ code: 0, out: 'tiny-comp.ipynb: written, 1 message, 1 → 3 tokens (200.0% more), 179 B → 957 B\n' });
+    expect(await run(['tiny.ipynb'])).toEqual({ code: 0, out: 'tiny-comp.ipynb: written, 1 message, 1 → 3 tokens (200.0% more), 179 B → 719 B\n' });
     writeFileSync(join(dir, 'blank.ipynb'), nb([cell('')]));
     expect((await run(['blank.ipynb'])).out).toMatch(/^blank-comp\.ipynb: written, 1 message, 0 → \d+ tokens \(none before\), /);
   });

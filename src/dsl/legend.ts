@@ -25,40 +25,79 @@ function sourceLine(source: string | null): string {
 }
 
 /**
- * How to read a dialog's flat form (our own words). It contains no section marker and no
- * fence, so the document always splits where intended.
+ * Which of the flat form's sigils a body holds, for the legend to name only those: shell
+ * commands (`! ` at a line's start), other tool calls (`▶ `), code cells (`#_`), outputs and
+ * results (`> `), binary-output markers (`[image/png 412 KB]`). Read loosely (a line of prose
+ * may start so too): an extra mention costs a few tokens, a missing one would leave a sigil
+ * unexplained. Without a body every sigil is named.
  */
-export function flatLegend(source: string | null): string {
+interface Sigils {
+  shell: boolean;
+  call: boolean;
+  code: boolean;
+  output: boolean;
+  media: boolean;
+}
+
+const MEDIA = /\[(?:\d+ × )?[a-z0-9.+-]+\/[a-z0-9.+-]+ \d+(?:\.\d)? (?:B|KB|MB)[\]," ]/;
+
+function sigilsIn(body: string | undefined): Sigils {
+  if (body === undefined) return { shell: true, call: true, code: true, output: true, media: true };
+  const atLine = (p: string): boolean => body.startsWith(p) || body.includes(`\n${p}`);
+  const output = atLine('> ');
+  return { shell: atLine('! '), call: atLine('▶ '), code: atLine('#_'), output, media: output && MEDIA.test(body) };
+}
+
+/**
+ * How to read a dialog's flat form (our own words): the sigils `body` holds (all of them
+ * without a body). It contains no section marker and no fence, so the document always splits
+ * where intended.
+ */
+export function flatLegend(source: string | null, body?: string): string {
   const src = sourceLine(source);
   const from = src === UNNAMED_SOURCE ? 'a dialog notebook read from standard input' : `the dialog notebook \`${src}\``;
+  const k = sigilsIn(body);
+  const calls =
+    k.shell && k.call
+      ? 'In a reply, `!` opens a shell command the AI ran, `▶ name(…)` another tool call. '
+      : k.shell
+        ? 'In a reply, `!` opens a shell command the AI ran. '
+        : k.call
+          ? 'In a reply, `▶ name(…)` opens a tool call the AI made. '
+          : '';
+  const code = k.code ? "`#_id` opens the user's own code cell, its source fenced below. " : '';
+  const output = k.output ? `\`>\` opens what the call or cell above returned${k.media ? '; `[image/png 412 KB]` is a binary output. ' : '. '}` : '';
   return (
     `Condensed reading of ${from} by dlg-compact, cells in order. ` +
     "`§ … §`: the user's text (prompts, notes, raw cells). `» … »`: the AI's prose. " +
-    'In a reply, `!` opens a shell command the AI ran, `▶ name(…)` another tool call. ' +
-    "`#_id` opens the user's own code cell, its source fenced below. " +
-    '`>` opens what the call or cell above returned; `[image/png 412 KB]` is a binary output. ' +
+    calls +
+    code +
+    output +
     "` ¶ ` is a folded line break, ` … ` a cut, `***` the end of a prompt's turn. " +
     'Much was shortened: check code in the notebook before reusing it.'
   );
 }
 
 /**
- * The legend in brief, for a document fitted into a small budget: every sigil named in a few
- * words (about a quarter of {@link flatLegend}'s tokens).
+ * The legend in brief, for a document fitted into a small budget: every sigil `body` holds
+ * (all without a body) named in a few words (about a quarter of {@link flatLegend}'s tokens).
  */
-export function flatKey(source: string | null): string {
+export function flatKey(source: string | null, body?: string): string {
   const src = sourceLine(source);
   const from = src === UNNAMED_SOURCE ? 'a dialog notebook read from standard input' : `dialog notebook \`${src}\``;
-  return (
-    `Condensed ${from} (dlg-compact), cells in order. ` +
-    'Key: `§ … §` user, `» … »` AI prose, `!` shell command, `▶` tool call, `#_id` code cell, `>` output, ' +
-    '` ¶ ` line break, ` … ` cut, `***` end of turn.'
-  );
+  const k = sigilsIn(body);
+  const keys = ['`§ … §` user', '`» … »` AI prose'];
+  if (k.shell) keys.push('`!` shell command');
+  if (k.call) keys.push('`▶` tool call');
+  if (k.code) keys.push('`#_id` code cell');
+  if (k.output) keys.push('`>` output');
+  keys.push('` ¶ ` line break', '` … ` cut', '`***` end of turn');
+  return `Condensed ${from} (dlg-compact), cells in order. Key: ${keys.join(', ')}.`;
 }
 
 /**
- * A flat body wrapped with {@link flatLegend} and the pointer to its source notebook (the
- * layout above); `compactBody` of the result is `body`.
+ * A flat body wrapped with {@link flatLegend} (naming the sigils the body holds) and the
+ * pointer to its source notebook (the layout above); `compactBody` of the result is `body`.
  * @param body the flat document (`dlg2compact`). @param source the source notebook's path as
  *   the reader should follow it (relative to the output), or `null` when it has none.
  * @param brief use {@link flatKey}, the legend in brief (fitted documents at small budgets).
@@ -67,5 +106,5 @@ export function flatKey(source: string | null): string {
 export function wrapFlat(body: string, source: string | null, brief = false): string {
   if (typeof body !== 'string') throw new InvalidArgumentError('wrapFlat: body must be a string');
   if (source !== null && typeof source !== 'string') throw new InvalidArgumentError('wrapFlat: source must be a string or null');
-  return `${brief ? flatKey(source) : flatLegend(source)}${CONVERSATION_MARKER}${body}${TRANSCRIPT_MARKER} ${sourceLine(source)}`;
+  return `${brief ? flatKey(source, body) : flatLegend(source, body)}${CONVERSATION_MARKER}${body}${TRANSCRIPT_MARKER} ${sourceLine(source)}`;
 }

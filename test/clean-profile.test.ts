@@ -226,7 +226,9 @@ describe('code fences that a cut leaves closed', () => {
   it('the reference leaves the fence open after a cut; the clean rendering closes it and mdast agrees', () => {
     const ref = compactText(prose, '»', 40);
     const clean = compactText(prose, '»', 40, 'clean');
-    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 =\n```\n…\n```python\n79\n```\n\nAnd that is all. The end of the reply. »');
+    // Whole lines of code on both sides: the head's `x1 = 1` is whole, the tail's partial `79` goes, and with it the
+    // rest of the block (only its closing line was left), so the tail starts after it.
+    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 = 1\n```\n… And that is all. The end of the reply. »');
     expect(lenToks(clean)).toBeLessThanOrEqual(40);
     const after = '\n\n***\n\n§ next §';
     expect(insideCode(ref + after, '***')).toEqual([]); // this cut happened to keep the closer…
@@ -359,7 +361,12 @@ describe('code fences that a cut leaves closed', () => {
     const t = 'intro\n```\nx\n  \n```\n\n\nafter';
     expect(joinCut(t, 5, t.indexOf('  \n'))).toBe('intro … after');
     // The head ends in a fence and nothing is kept after it: closed, the mark last, no space after it.
-    expect(joinCut('```\ncode line\nmore', 8, 18)).toBe('```\ncode\n```\n…');
+    expect(joinCut('```\ncode line\nmore', 14, 18)).toBe('```\ncode line\n```\n…');
+    // A head that ends inside a line of code drops that line; keeping no code, it keeps none of the block.
+    expect(joinCut('```\ncode line\nmore', 8, 18)).toBe(' … ');
+    expect(joinCut('intro\n```\ncode line\nmore', 14, 24)).toBe('intro\n … ');
+    // A tail that starts inside a line of code starts at the next line.
+    expect(joinCut('```\none\ntwo three\nfour\n```\nend', 8, 12)).toBe('```\none\n```\n…\n```\nfour\n```\nend');
     // A text that ends with a line break inside a fence is closed on the next line.
     expect(closeOpenFence('```\nx\n')).toBe('```\nx\n```');
     expect(closeOpenFence('```\nx')).toBe('```\nx\n```');

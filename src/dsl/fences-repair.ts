@@ -1056,9 +1056,28 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
     full ? head : -1,
     atHead,
   );
+  // A side that ends or starts inside fenced code keeps whole lines of it: the head's last,
+  // partial line goes, and the tail starts at the next line (the state there is the one read).
+  if (hOpen !== null && head > 0 && s.charCodeAt(head - 1) !== 10 && lineEnd(s, head, s.length) > head) head = s.lastIndexOf('\n', head - 1) + 1;
+  if (tOpen !== null && tail > 0 && tail < s.length && s.charCodeAt(tail - 1) !== 10) {
+    const nl = s.indexOf('\n', tail);
+    tail = nl < 0 ? s.length : nl + 1;
+  }
   let before = ' …';
   if (hOpen !== null) {
     const hf: OpenFence = hOpen;
+    // A head that keeps none of the block's code (blank lines at most) keeps none of the block.
+    // (lines read back from the head's last kept character, `x`, to the first that is not blank)
+    for (let x = head - 1; x >= 0; ) {
+      if (s.charCodeAt(x) === 10) x--;
+      const q = x < 0 ? 0 : s.lastIndexOf('\n', x) + 1;
+      if (isBlank(s, q, x + 1)) {
+        x = q - 1;
+        continue;
+      }
+      if (s.slice(q, lineEnd(s, q, s.length)).endsWith(hf.line) && looksLikeFenceInside(s, q)) return joinCutParts(s, q, tail, start);
+      break;
+    }
     // The mark's line stays in the containers that the head and the tail are both in.
     let n = 0;
     while (n < hBoxes.length && n < tIds.length && hBoxes[n]!.id === tIds[n]) n++;

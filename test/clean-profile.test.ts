@@ -25,6 +25,7 @@ import { cleanProse, dropThinkingLines } from '../src/dsl/clean-text.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
 import { bashCall, compactChat, compactResult, compactText, fencedCode, genericCall } from '../src/dsl/render.js';
+import { lineCutParts } from '../src/dsl/code-cut.js';
 import { aiOutput } from '../src/dialog/ai-output.js';
 import { compactDialog, dlg2compact, flatPieces } from '../src/dialog/compact.js';
 import { Dialog } from '../src/dialog/dialog.js';
@@ -105,6 +106,8 @@ describe('grapheme-safe cuts', () => {
     expect(compactText('internationalization configuration because brown fox the', '»', 6, 'clean')).toBe('» … the »');
     expect(compactText('The configuration was loaded from the default location internationalization', '»', 7, 'clean')).toBe('» The configuration … »');
     // Nothing kept but blank and fence lines: the delimiters around the mark.
+    expect(compactText('```\nterrible responsibilities weather because\n```', '»', 9, 'clean')).toBe('» … »');
+    // (the last word is a short piece of a line of code, which a cut drops: rule 22)
     expect(compactText('```\nterrible responsibilities weather because\n```', '»', 10, 'clean')).toBe('» … »');
     expect(cleanProse('\n```\npythonab\r\n\tword…§😀.…abcdefghijklmnopqrstuvwxy\nab```python\n中文字é8000024é', 10, { mark: '§' })).toBe('§ … §');
   });
@@ -187,6 +190,97 @@ describe('grapheme-safe cuts', () => {
   });
 });
 
+describe('code cuts laid out by lines', () => {
+  const py = (body: string): string => `\`\`\`python\n${body}\n\`\`\``;
+
+  it('a head that ends in a comment never swallows the tail: the mark stands on its own line', () => {
+    const code = 'x = 1 # the starting value\nfor i in range(10):\n    x += step(i)\nself.grad = 0.0';
+    // The first line whole (the piece of the second line the cut kept is short: dropped), the
+    // mark alone on its line, the last line whole.
+    expect(fencedCode(code, 24, 'clean')).toBe(py('x = 1 # the starting value\n…\nself.grad = 0.0'));
+    // Too small for the first line: its piece is dropped rather than left to comment out the tail.
+    expect(fencedCode(code, 20, 'clean')).toBe(py('…\nself.grad = 0.0'));
+    // The reference joins the two sides on one line.
+    expect(fencedCode(code, 24)).toContain(' … ');
+  });
+
+  it('short partial lines are dropped for whole lines, the mark indented like the line after it', () => {
+    const code =
+      'def report(orders):\n    # every order placed during the last quarter of the year, shipped or not\n' +
+      "    totals = [order.amount_with_tax for order in orders if order.currency == 'EUR']\n    return sum(totals)";
+    expect(fencedCode(code, 18, 'clean')).toBe(py('def report(orders):\n    …\n    return sum(totals)'));
+    const imports =
+      "import os\nimport sys\npath = os.path.join(base, 'data')\nfiles = sorted(os.listdir(path))\nprint(len(files))\nfor f in files:\n    print(f)";
+    expect(fencedCode(imports, 20, 'clean')).toBe(py('import os\nimport sys\n…\nfor f in files:\n    print(f)'));
+    expect(fencedCode(imports, 16, 'clean')).toBe(py('import os\nimport sys\n    …\n    print(f)'));
+  });
+
+  it('a long partial line is kept, on its own line beside the mark', () => {
+    const code =
+      'def report(orders):\n    # every order placed during the last quarter of the year, shipped or not\n' +
+      "    totals = [order.amount_with_tax for order in orders if order.currency == 'EUR']\n    return sum(totals)";
+    // The head's piece of the comment has 44 characters after its indentation, over the reach
+    // of a 28-token budget (28 units).
+    expect(fencedCode(code, 28, 'clean')).toBe(py('def report(orders):\n    # every order placed during the last quarter\n    …\n    return sum(totals)'));
+  });
+
+  it('a cut within one long line keeps the inline mark', () => {
+    const code = 'result = some_function(argument_one, argument_two, argument_three, argument_four, argument_five, argument_six, argument_seven)';
+    expect(fencedCode(code, 20, 'clean')).toBe(py('result = some_function(argument_one, … argument_six, argument_seven)'));
+  });
+
+  it('lineCutParts: the spans and the mark line, by hand', () => {
+    // Lines start at 0, 6, 22 and 38; the text is 47 units long.
+    const code = 'a = 1\nbb = compute(a)\n    cc = bb * 2\nprint(cc)';
+    const cut = (head: number, tail: number, reach?: number): string => {
+      const c = lineCutParts(code, { head, mid: ' … ', tail }, ' … ', reach);
+      return typeof c === 'string' ? c : code.slice(0, c.head) + c.mid + code.slice(c.tail);
+    };
+    // Partial pieces `bb =` (4 units) and `bb * 2` (6 units): dropped within the reach, kept beyond it.
+    expect(cut(10, 31)).toBe('a = 1\n…\nprint(cc)');
+    expect(cut(10, 31, 3)).toBe('a = 1\nbb =\n    …\n    bb * 2\nprint(cc)');
+    expect(cut(10, 31, 4)).toBe('a = 1\n    …\n    bb * 2\nprint(cc)');
+    // A head that ends its line keeps it; a tail at a line's end starts at the next line.
+    expect(cut(5, 38)).toBe('a = 1\n…\nprint(cc)');
+    expect(cut(2, 21)).toBe('    …\n    cc = bb * 2\nprint(cc)');
+    // No tail: the mark ends the text on its own line.
+    expect(cut(10, 47)).toBe('a = 1\n…');
+    // Within one line: as given.
+    const one = { head: 8, mid: ' … ', tail: 12 };
+    expect(lineCutParts(code, one)).toBe(one);
+    expect(lineCutParts(code, ' …')).toBe(' …');
+    // Blank lines beside the mark are dropped.
+    const gaps = 'a = 1\n\n   \nb = 2\n\nc = 3';
+    const g = lineCutParts(gaps, { head: 8, mid: ' … ', tail: 17 });
+    expect(typeof g === 'string' ? g : gaps.slice(0, g.head) + g.mid + gaps.slice(g.tail)).toBe('a = 1\n…\nc = 3');
+  });
+
+  it('property: within the budget, and no two lines of the code are joined around the mark', () => {
+    const word = fc.constantFrom('x', 'total', 'compute(a, b)', '# a comment', '=', '+=', 'return', "'text'", '1.5', 'for i in range(10):');
+    const line = fc.tuple(fc.constantFrom('', '    ', '        ', '\t'), fc.array(word, { minLength: 1, maxLength: 8 })).map(([ind, ws]) => ind + ws.join(' '));
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.integer({ min: 5, max: 60 }), (lines, k) => {
+        const code = lines.join('\n');
+        const out = fencedCode(code, k, 'clean');
+        expect(fitsToks(out, k)).toBe(true);
+        const body = out.split('\n').slice(1, -1);
+        const source = code.split('\n');
+        for (const l of body) {
+          if (/^[ \t]*…$/.test(l)) continue;
+          // Any other line is (a piece of) one line of the code, or two pieces of one line
+          // around an inline mark, in their order.
+          const [a = '', b = ''] = l.trimStart().split(/ ?… ?/);
+          const one = (x: string): boolean => x.includes(a) && x.includes(b) && x.indexOf(a) + a.length <= x.lastIndexOf(b);
+          expect(source.some(one), `${JSON.stringify(l)} of ${JSON.stringify(out)}`).toBe(true);
+        }
+        // An inline mark only where the cut is within one line: then no line is the mark alone.
+        if (body.some((l) => /^[ \t]*…$/.test(l))) expect(body.some((l) => l.includes(' … '))).toBe(false);
+      }),
+      fcParams(300),
+    );
+  });
+});
+
 describe('thinking indicators', () => {
   it('lines made only of 🧠 are dropped before budgeting, in both projections', () => {
     const reply = `${'🧠'.repeat(200)}\n🧠 🧠\n\nThe answer is 42.`;
@@ -212,7 +306,12 @@ describe('code fences that a cut leaves closed', () => {
   it('a budget too small for a fenced text beside its marks keeps the marks around the cut mark', () => {
     const req = `\`\`\`\nunclosed fence in request ${'x '.repeat(3000)}`;
     expect(compactText(req, '§', 2, 'clean')).toBe(' … ');
-    for (let k = 3; k <= 12; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
+    // Up to 24 tokens the pieces of its one line that fit are short (at most 32 characters): dropped.
+    for (let k = 3; k <= 24; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
+    // From 25 the head's piece is longer: kept as a partial line, the mark after it.
+    const least = '§\n```\nunclosed fence in request x x x x …\n```\n§';
+    expect(lenToks(least)).toBeLessThanOrEqual(25);
+    expect(compactText(req, '§', 25, 'clean')).toBe(least);
     for (let k = 3; k <= 40; k++) {
       const r = compactText(req, '§', k, 'clean');
       expect(r.startsWith('§') && r.endsWith('§')).toBe(true);
@@ -226,9 +325,9 @@ describe('code fences that a cut leaves closed', () => {
   it('the reference leaves the fence open after a cut; the clean rendering closes it and mdast agrees', () => {
     const ref = compactText(prose, '»', 40);
     const clean = compactText(prose, '»', 40, 'clean');
-    // Whole lines of code on both sides: the head's `x1 = 1` is whole, the tail's partial `79` goes, and with it the
-    // rest of the block (only its closing line was left), so the tail starts after it.
-    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 = 1\n```\n… And that is all. The end of the reply. »');
+    // Head and tail in the one block: the mark is a line of its code; the head's `x1 = 1` is whole, the tail's
+    // partial `79` (a short piece of a line) goes, so the block's closing line follows the mark.
+    expect(clean).toBe('» Here is code:\n\n```python\nx0 = 0\nx1 = 1\n…\n```\n\nAnd that is all. The end of the reply. »');
     expect(lenToks(clean)).toBeLessThanOrEqual(40);
     const after = '\n\n***\n\n§ next §';
     expect(insideCode(ref + after, '***')).toEqual([]); // this cut happened to keep the closer…
@@ -296,8 +395,12 @@ describe('code fences that a cut leaves closed', () => {
   });
 
   it('a tail inside a block reopens it with its opening line', () => {
-    const t = `See:\n~~~\n${Array.from({ length: 60 }, (_, i) => `row ${i}`).join('\n')}\n~~~\nDone.`;
-    expect(compactText(t, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 59\n~~~\nDone. §');
+    const rows = (n: number): string => Array.from({ length: n }, (_, i) => `row ${i}`).join('\n');
+    const two = `See:\n~~~\n${rows(30)}\n~~~\nThen:\n~~~\n${rows(30)}\n~~~\nDone.`;
+    expect(compactText(two, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 29\n~~~\nDone. §');
+    // Head and tail in the same block: the mark is a line of its code, nothing closed or reopened.
+    const one = `See:\n~~~\n${rows(60)}\n~~~\nDone.`;
+    expect(compactText(one, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n…\nrow 59\n~~~\nDone. §');
   });
 
   // Found by the fence property at a larger scale (seed 983863736 and others), and the cases a
@@ -360,13 +463,17 @@ describe('code fences that a cut leaves closed', () => {
     // ... past the blank lines after the fence.
     const t = 'intro\n```\nx\n  \n```\n\n\nafter';
     expect(joinCut(t, 5, t.indexOf('  \n'))).toBe('intro … after');
-    // The head ends in a fence and nothing is kept after it: closed, the mark last, no space after it.
-    expect(joinCut('```\ncode line\nmore', 14, 18)).toBe('```\ncode line\n```\n…');
-    // A head that ends inside a line of code drops that line; keeping no code, it keeps none of the block.
-    expect(joinCut('```\ncode line\nmore', 8, 18)).toBe(' … ');
-    expect(joinCut('intro\n```\ncode line\nmore', 14, 24)).toBe('intro\n … ');
-    // A tail that starts inside a line of code starts at the next line.
-    expect(joinCut('```\none\ntwo three\nfour\n```\nend', 8, 12)).toBe('```\none\n```\n…\n```\nfour\n```\nend');
+    // The head ends in a fence still open at the end: the mark is a line of its code (closed later by closeOpenFence).
+    expect(joinCut('```\ncode line\nmore', 14, 18)).toBe('```\ncode line\n…');
+    // A head that ends inside a line of code drops a short piece of that line.
+    expect(joinCut('```\ncode line\nmore', 8, 18)).toBe('```\n…');
+    expect(joinCut('intro\n```\ncode line\nmore', 14, 24)).toBe('intro\n```\n…');
+    // A tail that starts inside a line of code starts at the next line (here in the same block: the mark a line of it).
+    expect(joinCut('```\none\ntwo three\nfour\n```\nend', 8, 12)).toBe('```\none\n…\nfour\n```\nend');
+    // In two blocks, a head left with no code of its block drops the block; a long piece of a line is kept.
+    expect(joinCut('```\nab\n```\ntext\n```\nz', 5, 16)).toBe(' …\n```\nz');
+    const long = `\`\`\`\n${'w'.repeat(60)}\n\`\`\`\ntext\n\`\`\`\nz`;
+    expect(joinCut(long, 44, long.length - 1)).toBe(`\`\`\`\n${'w'.repeat(40)}\n\`\`\`\n…\n\`\`\`\nz`);
     // A text that ends with a line break inside a fence is closed on the next line.
     expect(closeOpenFence('```\nx\n')).toBe('```\nx\n```');
     expect(closeOpenFence('```\nx')).toBe('```\nx\n```');
@@ -394,14 +501,15 @@ describe('code fences that a cut leaves closed', () => {
     // its own indentation, so its indented closer closes it.
     const two = '1. one:\n   ```py\n   a = 1\n   b = 2\n   ```\n2. two:\n   ```py\n   c = 3\n   d = 4\n   ```\n3. end';
     expect(joinCut(two, two.indexOf('   b = 2'), two.indexOf('   d = 4'))).toBe('1. one:\n   ```py\n   a = 1\n   ```\n…\n   ```py\n   d = 4\n   ```\n3. end');
-    // Head and tail in one item's fence: the mark stays in the item.
+    // Head and tail in one item's fence: the mark is a line of its code, in the item.
     const one = '1. one:\n   ```py\n   a = 1\n   b = 2\n   c = 3\n   ```\n2. end';
-    expect(joinCut(one, one.indexOf('   b = 2'), one.indexOf('   c = 3'))).toBe(
-      '1. one:\n   ```py\n   a = 1\n   ```\n   …\n   ```py\n   c = 3\n   ```\n2. end',
-    );
-    // In a block quote the closing, mark and opening lines keep the `>`.
+    expect(joinCut(one, one.indexOf('   b = 2'), one.indexOf('   c = 3'))).toBe('1. one:\n   ```py\n   a = 1\n   …\n   c = 3\n   ```\n2. end');
+    // In a block quote the mark's line keeps the `>`, as do the closing, mark and opening
+    // lines of a cut from one quoted fence into another.
     const q = '> ```\n> a\n> b\n> ```\nafter';
-    expect(joinCut(q, q.indexOf('> b'), q.indexOf('> b'))).toBe('> ```\n> a\n> ```\n> …\n> ```\n> b\n> ```\nafter');
+    expect(joinCut(q, q.indexOf('> b'), q.indexOf('> b'))).toBe('> ```\n> a\n> …\n> b\n> ```\nafter');
+    const q2 = '> ```\n> a\n> ```\n> text\n> ```\n> b\n> ```\nafter';
+    expect(joinCut(q2, q2.indexOf('> ```\n> text'), q2.indexOf('> b'))).toBe('> ```\n> a\n> ```\n> …\n> ```\n> b\n> ```\nafter');
     // A cut inside a fence line under a marker drops that line on both sides.
     const m = 'intro\n- ```python\n  x = 1\n  ```\nend';
     expect(joinCutParts(m, m.indexOf('thon'), m.indexOf('end'))).toEqual({ head: 6, mid: ' … ', tail: m.indexOf('end') });

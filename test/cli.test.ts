@@ -550,7 +550,7 @@ describe('dlg-compact on the demo dialog', () => {
         '\n',
     );
     expect(totalLine(2, '2 would write', 2 * demoStats.tokens.total, 2 * demoFlat.tokens.total)).toBe(
-      '2 files: 2 would write; 10058 → 4474 tokens (55.5% saved)',
+      '2 files: 2 would write; 10058 → 4456 tokens (55.7% saved)',
     );
     expect(snapshot(dir)).toEqual(before);
     expect(cli(['a.ipynb'], dir).code).toBe(0);

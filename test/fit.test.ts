@@ -204,7 +204,8 @@ describe('code cells at the floor', () => {
     const min = (thrown(() => fitFlatDocument(d, 1)) as FitError).minTokens;
     const { text } = fitFlatDocument(d, min);
     expect(lenToks(text)).toBeLessThanOrEqual(min);
-    for (let k = 0; k < 4; k++) expect(text).toContain(`#_c${k}\n\`\`\`python\n …\n\`\`\``);
+    // (The mark on a line of its own: the cut of each source keeps neither of its partial lines.)
+    for (let k = 0; k < 4; k++) expect(text).toContain(`#_c${k}\n\`\`\`python\n…\n\`\`\``);
     expect(text).toContain('#_blank\n```python\n\n```');
     expect(text).not.toMatch(/#_c\d\n```python\n\n```/);
   });

@@ -22,6 +22,10 @@
  * section. Linear in the text: each line is read once, a line of many markers and a blank line
  * in a deep nesting included.
  */
+import { lineCutParts } from './code-cut.js';
+
+/** The mark of a middle cut. */
+const CUT_MARK = ' … ';
 
 /**
  * A fence that is open: its character (code unit of `` ` `` or `~`), its length (characters),
@@ -998,6 +1002,11 @@ export function joinCut(s: string, head: number, tail: number, start: FenceStart
  * of `s` and its seams:
  * - a cut inside a fence line (under container markers too) keeps none of that line: the head
  *   stops at its start and the tail starts after it;
+ * - when the head and the tail are inside the same fence (no fence line between them), the cut
+ *   is laid out as a cut of code (`lineCutParts`: the mark a line of the fence's code with its
+ *   container prefix and the tail line's indentation, partial lines of at most `reach` units
+ *   dropped, a cut within one line left inline), when the joined text reads the tail as that
+ *   fence's code up to where it ends in `s`; otherwise as below;
  * - when the head ends inside a fence, a closing line with the fence's container prefix ends it
  *   before the mark, and the mark stands on a line of its own, in the containers the head and
  *   the tail share;
@@ -1008,9 +1017,10 @@ export function joinCut(s: string, head: number, tail: number, start: FenceStart
  *   be opened again by a prefix alone), the tail starts where that fence ends in `s` instead,
  *   past blank lines;
  * - a tail that starts with a fence line starts a line.
- * Without fences `mid` is `' … '`.
+ * Without fences `mid` is `' … '`. `reach` is 0 by default: prose keeps partial lines of code
+ * (its cut is not tried again at a larger budget to use what a dropped line would leave).
  */
-export function joinCutParts(s: string, head: number, tail: number, start: FenceStart = 'fresh'): { head: number; mid: string; tail: number } {
+export function joinCutParts(s: string, head: number, tail: number, start: FenceStart = 'fresh', reach = 0): { head: number; mid: string; tail: number } {
   const hs = s.lastIndexOf('\n', head - 1) + 1;
   if (hs < head && looksLikeFenceInside(s, hs)) head = hs;
   const ts = s.lastIndexOf('\n', tail - 1) + 1;
@@ -1056,14 +1066,28 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
     full ? head : -1,
     atHead,
   );
-  // A side that ends or starts inside fenced code keeps whole lines of it: the head's last,
-  // partial line goes, and the tail starts at the next line (the state there is the one read).
-  if (hOpen !== null && head > 0 && s.charCodeAt(head - 1) !== 10 && lineEnd(s, head, s.length) > head) head = s.lastIndexOf('\n', head - 1) + 1;
+  // A side that ends or starts inside fenced code keeps whole lines of it where the partial
+  // line holds little (at most PARTIAL_LINE characters after its indentation): the head's last
+  // line goes, and the tail starts at the next line (the state there is the one read).
+  if (hOpen !== null && head > 0 && s.charCodeAt(head - 1) !== 10 && lineEnd(s, head, s.length) > head) {
+    const hl = s.lastIndexOf('\n', head - 1) + 1;
+    if (head - skipBlank(s, hl, head) <= PARTIAL_LINE) head = hl;
+  }
   if (tOpen !== null && tail > 0 && tail < s.length && s.charCodeAt(tail - 1) !== 10) {
-    const nl = s.indexOf('\n', tail);
-    tail = nl < 0 ? s.length : nl + 1;
+    const e = lineEnd(s, tail, s.length);
+    if (e - skipBlank(s, tail, e) <= PARTIAL_LINE) {
+      const nl = s.indexOf('\n', tail);
+      tail = nl < 0 ? s.length : nl + 1;
+    }
   }
   let before = ' …';
+  if (hOpen !== null && tOpen !== null && !fenceLineBetween(s, head, tail)) {
+    // The head and the tail in the same fenced block: the cut is laid out as a cut of code
+    // (lineCutParts: the mark a line of the block, short partial lines dropped), where the
+    // joined text reads the tail as that block's code up to where it ends in `s`.
+    const c = lineCutParts(s, { head, mid: CUT_MARK, tail }, CUT_MARK, reach, (hOpen as OpenFence).prefix) as { head: number; mid: string; tail: number };
+    if ((last < 0 || c.tail <= Math.max(tail, last)) && reopens(s, c.head, c.mid, c.tail, last, closed, start)) return c;
+  }
   if (hOpen !== null) {
     const hf: OpenFence = hOpen;
     // A head that keeps none of the block's code (blank lines at most) keeps none of the block.
@@ -1100,6 +1124,12 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   return { head, mid: before + after, tail };
 }
 
+/**
+ * The longest piece of a line of fenced code (characters after its indentation) that a cut in
+ * prose drops rather than keep as a partial line (the reach of a word-whole cut).
+ */
+const PARTIAL_LINE = 32;
+
 /** Is `s.slice(from, to)` only spaces, tabs and line breaks (or empty)? */
 function isBlank(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
@@ -1107,6 +1137,20 @@ function isBlank(s: string, from: number, to: number): boolean {
     if (c !== SPACE && c !== TAB && c !== 10 && c !== 13) return false;
   }
   return true;
+}
+
+/**
+ * Whether a line that starts after `head` and before `tail` in `s` looks like a fence line
+ * (under container markers too, {@link looksLikeFenceInside}): without one, a fence open at
+ * both ends of the range is one and the same block.
+ */
+function fenceLineBetween(s: string, head: number, tail: number): boolean {
+  let i = head > 0 && s.charCodeAt(head - 1) === 10 ? head : s.indexOf('\n', head) + 1;
+  while (i > 0 && i < tail) {
+    if (looksLikeFenceInside(s, i)) return true;
+    i = s.indexOf('\n', i) + 1;
+  }
+  return false;
 }
 
 /**

@@ -23,6 +23,7 @@ import { cutText, fitsToksFront, midCutParts, type CutParts } from '../tokens/bu
 import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
 import { cleanMidCutParts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
+import { LINE_REACH, lineCutParts } from './code-cut.js';
 import { cleanProse } from './clean-text.js';
 import { evidenceCut, evidenceCutLines } from './evidence-cut.js';
 import { pieceFloor, surelyOverToks } from './evidence-count.js';
@@ -254,6 +255,11 @@ function longestFenceRun(code: string): number {
   return best;
 }
 
+/** How far above its budget (tokens) a clean cut of code laid out by lines may be cut, to fill the budget. */
+const LINE_CLIMB = 24;
+/** How many budgets in a row that do not fit end the climb. */
+const CLIMB_MISSES = 4;
+
 /** The mark a middle cut of fenced code puts where the middle was (the reference's default). */
 const CUT_MARK = ' … ';
 
@@ -267,7 +273,13 @@ const CUT_MARK = ' … ';
  * (`midCutParts`); each step then maps one cut to spans of the code and counts the block from
  * the code's pieces and the cut's seams (the loop usually runs about as many steps as the fence
  * adds tokens).
- * With `profile` `'clean'` the cut keeps whole grapheme clusters.
+ * With `profile` `'clean'` the cut keeps whole grapheme clusters and words, and a cut across
+ * lines puts its mark on a line of its own, indented like the line after it, dropping a partial
+ * line on either side whose text has at most `min(LINE_REACH, maxToks)` units (`lineCutParts`),
+ * so the head's last line and the tail's first line are never joined; a cut within one line
+ * keeps the inline ` … `. When the first budget tried fits, budgets up to {@link LINE_CLIMB}
+ * tokens above it are tried too (a dropped line leaves room), until {@link CLIMB_MISSES} in a
+ * row do not fit, and the last that fits is kept; each is counted from the code's pieces.
  * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
  * @throws InvalidArgumentError on a non-string `code` or a bad budget.
  */
@@ -289,18 +301,39 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   // longer one shares one tokenisation across the steps.
   const fits = fitsToks(body, maxToks);
   let k = fits ? lenToks(body) : maxToks;
+  // Clean cuts laid out by lines may drop partial lines and fit below the budget they were cut
+  // to: they are also cut to budgets a little above it (see the climb below).
+  const top = fits ? k : maxToks + LINE_CLIMB;
+  const clean = profile === 'clean' ? cleanMidCutParts(body, top) : undefined;
+  // A partial line is dropped for a whole one when its text has at most one unit per token of
+  // the budget (about a quarter of what the budget holds), and at most LINE_REACH units.
+  const reach = Math.min(LINE_REACH, maxToks);
   const cut =
-    profile === 'clean'
-      ? cleanMidCutParts(body, k)
+    clean !== undefined
+      ? (j: number): CutParts | string => lineCutParts(body, clean(j), CUT_MARK, reach)
       : fits
         ? (j: number): CutParts | string => midCutParts(body, j, CUT_MARK, true)(j)
         : midCutParts(body, k, CUT_MARK, false);
+  // A cut keeps the body's start and end: counted from the body's pieces and its seams (as
+  // parts of the body, the seams of the cut itself, which its fit check has just counted).
+  const ok = (c: CutParts | string): boolean =>
+    typeof c === 'string' ? fitsToksLike(body, c, maxToks, pre, suf) : spliceFits(body, c.head, c.mid, c.tail, maxToks, pre, suf);
+  const first = k;
   for (; k > 0; k--) {
-    const c = cut(k);
-    // A cut keeps the body's start and end: counted from the body's pieces and its seams (as
-    // parts of the body, the seams of the cut itself, which its fit check has just counted).
-    const ok = typeof c === 'string' ? fitsToksLike(body, c, maxToks, pre, suf) : spliceFits(body, c.head, c.mid, c.tail, maxToks, pre, suf);
-    if (ok) return pre + cutText(body, c) + suf;
+    let c = cut(k);
+    if (!ok(c)) continue;
+    // The first cut tried fits: one laid out by lines may have left room. Larger budgets are
+    // tried while one of a few in a row still fits, the last that fits kept.
+    if (clean !== undefined && k === first) {
+      for (let j = k + 1, miss = 0; j <= top && miss < CLIMB_MISSES; j++) {
+        const d = cut(j);
+        if (ok(d)) {
+          c = d;
+          miss = 0;
+        } else miss++;
+      }
+    }
+    return pre + cutText(body, c) + suf;
   }
   return pre + suf;
 }

@@ -682,6 +682,15 @@ describe('a small budget used in full', () => {
   });
 });
 
+describe('a result cut to no text', () => {
+  it('keeps its sigil with the mark, or is left out at 1 token, never a bare mark', () => {
+    const r = '{"error":"Dialog not found or not ready"} and more text here to cut';
+    expect(lenToks('> …')).toBe(2);
+    expect([1, 2, 3].map((k) => compactResult(r, k, 'clean'))).toEqual(['', '> …', '> …']);
+    expect([1, 2, 3].map((k) => compactResult(r, k, 'reference'))).toEqual([' …', ' … ', '> … ']);
+  });
+});
+
 describe('calls cut to a few tokens keep what was run', () => {
   const path = { path: '/home/user/projects/analysis/data/measurements_2024.csv' };
   it("a tool call keeps its name where the middle cut would drop it; the reference's cut is unchanged", () => {

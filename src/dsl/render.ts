@@ -200,7 +200,8 @@ function preparedResult(s: string, profile: Profile): PreparedResult {
  * `'> '` (`'>'` alone when nothing is left); otherwise middle-truncated to `maxToks` (SPEC §3).
  * With `profile` `'clean'`, `data:` URIs and long base64 runs first become sized markers
  * (`markBinaryRuns`), and a result over its budget is cut by lines, keeping those that carry
- * evidence (`evidenceCut`), with grapheme-safe cuts.
+ * evidence (`evidenceCut`), with grapheme-safe cuts; a cut that keeps no text is `'> …'` (2
+ * tokens), or `''` at a budget of 1, never the bare mark.
  * @throws InvalidArgumentError on a non-string `s` or a bad budget.
  */
 export function compactResult(s: string, maxToks: number, profile: Profile = 'reference'): string {
@@ -221,10 +222,12 @@ export function compactResult(s: string, maxToks: number, profile: Profile = 're
     // A leading media marker line (the clean view of binary outputs) is kept whole when it fits.
     const nl = t.indexOf('\n');
     const lead = nl < 0 ? '' : t.slice(0, nl);
-    if (isMediaMarker(lead) && fitsToks(`> ${lead} ¶ `, maxToks - 4)) {
-      return evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid, countedCut: cleanTruncMidCounted });
-    }
-    return evidenceCutLines(t, lines, () => resultText(pr), maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted }, true);
+    const cut =
+      isMediaMarker(lead) && fitsToks(`> ${lead} ¶ `, maxToks - 4)
+        ? evidenceCut(t.slice(nl + 1), maxToks, { prefix: `> ${lead} ¶ `, cut: cleanTruncMid, countedCut: cleanTruncMidCounted })
+        : evidenceCutLines(t, lines, () => resultText(pr), maxToks, { cut: cleanTruncMid, countedCut: cleanTruncMidCounted }, true);
+    // No text kept: the result's sigil and the cut mark (2 tokens), or nothing, never a bare mark.
+    return cut.replace('> ', '').trim() === '…' ? (maxToks >= 2 ? '> …' : '') : cut;
   }
   return truncToksMid(resultText(pr), maxToks);
 }

@@ -5,7 +5,7 @@
 import { useNodeHost } from './host/node.js';
 
 export * from './core.js';
-export { readIpynb, writeIpynb } from './notebook/files.js';
+export { FileAccessError, readIpynb, writeIpynb } from './notebook/files.js';
 
 // Node's zlib, SHA-256 and the rank table the build wrote: the same results, sooner.
 useNodeHost();

@@ -272,6 +272,8 @@ describe('dlg-compact: help, version, usage errors', () => {
     ['micro into a .md file', ['--strategy', 'micro', '-o', 'z.MD', 'demo.ipynb'], '--strategy micro writes a notebook; -o z.MD names a Markdown file'],
     ['--output with two inputs', ['-o', 'x.ipynb', 'demo.ipynb', 'other.ipynb'], '--output needs exactly one input, got 2'],
     ['--output with a glob of two', ['-o', 'x.ipynb', '*.ipynb'], "--output needs exactly one input, got 2 (from '*.ipynb')"],
+    ['--stdout with two inputs: the message names the flag given', ['--stdout', 'demo.ipynb', 'other.ipynb'], '--stdout needs exactly one input, got 2'],
+    ['--stdout with --output-dir', ['--stdout', '--output-dir', 'out', 'demo.ipynb'], '--output-dir and --stdout are exclusive'],
     ['stdin twice', ['-', '-'], 'standard input (-) can be read only once'],
     ['--output equal to the input', ['-o', 'demo.ipynb', 'demo.ipynb'], 'refusing to overwrite the input demo.ipynb'],
     ['--output equal to the input, other spelling', ['--mode', 'dialog', '-o', './demo.ipynb', 'demo.ipynb'], 'refusing to overwrite the input demo.ipynb'],

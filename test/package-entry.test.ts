@@ -93,6 +93,7 @@ describe('the public surface', () => {
     'BudgetError',
     'DlgError',
     'Dialog',
+    'FileAccessError',
     'InvalidArgumentError',
     'JsonParseError',
     'Message',
@@ -148,7 +149,7 @@ describe('the public surface', () => {
   ];
   const SUBPATHS = ['core', 'python', 'tokens', 'chat', 'dsl', 'strategies', 'dialog', 'notebook', 'files'];
 
-  it('the root exports exactly the curated names (55 values + 4 types, at most 60)', () => {
+  it('the root exports exactly the curated names (56 values + 4 types, at most 60)', () => {
     const r = node('names.mjs', "console.log(JSON.stringify(Object.keys(await import('dlg-compact')).sort()));");
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual([...ROOT_NAMES].sort());

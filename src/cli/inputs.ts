@@ -179,7 +179,7 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
   }
   const real = kept.filter((i) => !('skipped' in i));
   if (opts.output !== undefined && real.length !== 1) {
-    throw new UsageError(`--output needs exactly one input, got ${real.length}${args.length === 1 ? ` (from '${args[0]}')` : ''}`);
+    throw new UsageError(`${opts.outputFlag ?? '--output'} needs exactly one input, got ${real.length}${args.length === 1 ? ` (from '${args[0]}')` : ''}`);
   }
   let stdinBytes: Uint8Array | undefined;
   if (kept.some((i) => 'kind' in i && i.kind === 'stdin')) stdinBytes = await io.readStdin();

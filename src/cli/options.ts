@@ -49,6 +49,8 @@ export interface CliOptions {
   inPlace: boolean;
   /** `-o PATH`, or `-` for `-o -`, `--stdout` and `-o /dev/stdout`. */
   output?: string;
+  /** The flag that gave `output`, for messages: `--stdout` or `--output`. */
+  outputFlag?: '--stdout' | '--output';
   /** `--output-dir DIR`: outputs go there (created), keeping directory inputs' relative layout. */
   outputDir?: string;
   /** `--check` or `--dry-run`: nothing is written. */
@@ -274,7 +276,8 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
   if (output === '/dev/stdout' || output === '/dev/fd/1' || output === '/proc/self/fd/1') output = '-';
   const outputDir = o.outputDir as string | undefined;
   if (outputDir === '') throw new UsageError('--output-dir must not be empty');
-  if (outputDir !== undefined && output !== undefined) throw new UsageError('--output-dir and --output are exclusive');
+  const outputFlag = o.stdout === true ? '--stdout' : '--output';
+  if (outputDir !== undefined && output !== undefined) throw new UsageError(`--output-dir and ${outputFlag} are exclusive`);
   if (outputDir !== undefined && o.inPlace === true) throw new UsageError('--output-dir and --in-place are exclusive');
   if (o.watch === true && output === '-') throw new UsageError('--watch writes files; it cannot write to standard output');
   if (o.watch === true && (o.check === true || o.dryRun === true))
@@ -324,7 +327,7 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
   let to = (o.to as 'ipynb' | 'md' | undefined) ?? 'ipynb';
   if (!explicit('to') && mode === 'flat' && output !== undefined && extname(output).toLowerCase() === '.md') to = 'md';
   if (inPlace && mode !== 'dialog') throw new UsageError('--in-place needs --mode dialog or --strategy micro (the flat forms are new files)');
-  if (inPlace && output !== undefined) throw new UsageError('--in-place and --output are exclusive');
+  if (inPlace && output !== undefined) throw new UsageError(`--in-place and ${outputFlag} are exclusive`);
   if (mode === 'dialog' && to === 'md') throw new UsageError('--to md makes a flat document; it cannot be combined with --mode dialog');
   if (mode === 'dialog' && output !== undefined && extname(output).toLowerCase() === '.md') {
     throw new UsageError(`${strategy === 'dsl' ? '--mode dialog' : `--strategy ${strategy}`} writes a notebook; -o ${output} names a Markdown file`);
@@ -335,6 +338,7 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
     toExplicit: explicit('to'),
     inPlace,
     output,
+    ...(output === undefined ? {} : { outputFlag }),
     policy,
     ...(o.legend === false ? { legend: false } : {}),
     strategy,

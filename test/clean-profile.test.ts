@@ -682,6 +682,22 @@ describe('a small budget used in full', () => {
   });
 });
 
+describe('inline code and strong emphasis across a cut', () => {
+  it('a cut inside a code span closes it before the mark and opens it after; a side with none of its text drops it', () => {
+    const s =
+      'Use `__eq__`, `__repr__` and the keyword args, type conversion via `fastcore.transform` for everything here in this long sentence that goes on and on about details.';
+    // The head's side kept no text of `__repr__`: its backtick goes with it (no empty span `` ` ` ``).
+    expect(cleanProse(s, 20, { mark: '»' })).toBe('» Use `__eq__`, … sentence that goes on and on about details. »');
+    const t = 'Steps: **first read the whole configuration file carefully** and then **write the result back to `disk.txt` now** at the end.';
+    // Inside strong emphasis on both sides: closed and opened again, the code span inside it too.
+    expect(cleanProse(t, 18, { mark: '»' })).toBe('» Steps: **first read the whole** … **now** at the end. »');
+    expect(cleanProse(t, 22, { mark: '»' })).toBe('» Steps: **first read the whole configuration** … **`.txt` now** at the end. »');
+    // A line whose backticks do not pair is left as it is.
+    const u = 'An odd ` backtick here, and then a long run of words that will certainly be cut somewhere in the middle of it all.';
+    expect(cleanProse(u, 14, { mark: '»' })).toBe('» An odd ` backtick … middle of it all. »');
+  });
+});
+
 describe('a result cut to no text', () => {
   it('keeps its sigil with the mark, or is left out at 1 token, never a bare mark', () => {
     const r = '{"error":"Dialog not found or not ready"} and more text here to cut';

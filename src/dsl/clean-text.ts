@@ -62,6 +62,30 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     const parts = fenced ? joinCutParts(text, spans.head, spans.tail, start) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
     // Nothing but blanks and fence lines kept beside the mark: the delimiters alone say as much.
     if (onlyBlankOrFenceLines(text, 0, parts.head) && onlyBlankOrFenceLines(text, parts.tail, text.length)) break;
+    // A cut inside an inline code span closes it on the head's side and opens it again on the
+    // tail's (`\`fastcore.tr\` … \`ansform\``), so no backtick pairs with the wrong one.
+    // A side that keeps none of the span's text drops its backticks instead (no empty span).
+    // Strong emphasis (`**`) is mended the same way.
+    if (parts.mid === CUT_MARK) {
+      let close = '';
+      let open = '';
+      // The code span first (it may lie inside the emphasis), then the emphasis.
+      for (const at of [spanAt, strongAt]) {
+        const h = at(text, parts.head);
+        if (h !== null && parts.head <= h.open + h.delim.length) {
+          parts.head = h.open;
+          while (parts.head > 0 && isBlankAt(text, parts.head - 1)) parts.head--;
+          close = '';
+        } else if (h !== null) close += h.delim;
+        const t = at(text, parts.tail);
+        if (t !== null && parts.tail >= t.close) {
+          parts.tail = t.close + t.delim.length;
+          while (parts.tail < text.length && isBlankAt(text, parts.tail)) parts.tail++;
+          open = '';
+        } else if (t !== null) open = t.delim + open;
+      }
+      parts.mid = close + CUT_MARK + open;
+    }
     // An empty side next to a delimiter: the delimiter's space stands for the mark's.
     if (parts.mid === CUT_MARK) {
       if (parts.head === 0 && pre.endsWith(' ')) parts.mid = parts.mid.slice(1);
@@ -91,6 +115,89 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   }
   const tiny = cleanTruncMid(full, maxToks, CUT_MARK);
   return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);
+}
+
+/** Lines longer than this (UTF-16 units) are not read for code spans. */
+const SPAN_LINE = 4000;
+
+/** Is `s[i]` a space or a tab? */
+function isBlankAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return c === 0x20 || c === 0x09;
+}
+
+/** An inline span a cut falls inside: its opening delimiter's offset, its closing one's, and the delimiter. */
+interface Inline {
+  open: number;
+  close: number;
+  delim: string;
+}
+
+/**
+ * The strong emphasis (`**…**`) that a cut at offset `at` of `s` falls inside, read loosely on
+ * the line holding `at`: the line has an even number of `**` and an odd number before `at`.
+ * `null` otherwise, and for a line of more than {@link SPAN_LINE} units.
+ */
+function strongAt(s: string, at: number): Inline | null {
+  if (at <= 0 || at >= s.length) return null;
+  const ls = s.lastIndexOf('\n', at - 1) + 1;
+  let le = s.indexOf('\n', at);
+  if (le < 0) le = s.length;
+  if (le - ls > SPAN_LINE) return null;
+  let before = 0;
+  let after = 0;
+  let open = -1;
+  let close = -1;
+  for (let i = s.indexOf('**', ls); i >= 0 && i + 2 <= le; i = s.indexOf('**', i + 2)) {
+    if (i + 2 <= at) {
+      before++;
+      open = i;
+    } else if (i >= at) {
+      if (after === 0) close = i;
+      after++;
+    } else return null; // the cut splits a `**`
+  }
+  return before % 2 === 1 && after % 2 === 1 ? { open, close, delim: '**' } : null;
+}
+
+/**
+ * The inline code span that a cut at offset `at` of `s` falls inside (`open`: its opening
+ * run's offset, `close`: its closing run's, `delim`: the run of backticks), or `null`:
+ * the line holding `at` is read as CommonMark pairs code spans (a run of backticks opens one,
+ * the next run of the same length closes it, unpaired runs are text). A line of more than
+ * {@link SPAN_LINE} units is not read; spans across lines are not seen.
+ */
+function spanAt(s: string, at: number): Inline | null {
+  if (at <= 0 || at >= s.length) return null;
+  const ls = s.lastIndexOf('\n', at - 1) + 1;
+  let le = s.indexOf('\n', at);
+  if (le < 0) le = s.length;
+  if (le - ls > SPAN_LINE) return null;
+  const tick = s.indexOf('`', ls);
+  if (tick < 0 || tick >= le) return null;
+  // Runs of the line as [start, length]; a span from a run to the next run of its length.
+  const runs: [number, number][] = [];
+  for (let i = tick; i < le; ) {
+    if (s.charCodeAt(i) !== 0x60) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < le && s.charCodeAt(j) === 0x60) j++;
+    runs.push([i, j - i]);
+    i = j;
+  }
+  for (let k = 0; k < runs.length; k++) {
+    const [a, n] = runs[k]!;
+    let m = k + 1;
+    while (m < runs.length && runs[m]![1] !== n) m++;
+    if (m >= runs.length) continue; // unpaired: text
+    const b = runs[m]![0];
+    if (a < at && at < b + n) return { open: a, close: b, delim: '`'.repeat(n) };
+    if (b >= at) return null;
+    k = m;
+  }
+  return null;
 }
 
 /** A line that is blank or a fence line (three backticks or tildes after blanks). */

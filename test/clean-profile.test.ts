@@ -447,6 +447,14 @@ describe('code fences that a cut leaves closed', () => {
     // A cut between fence lines of an HTML block is a plain join: there is no fence to mend.
     const h = '<div>\n```\na\nb\n```\n</div>\n\nafter';
     expect(joinCut(h, h.indexOf('a') + 1, h.indexOf('b'))).toBe('<div>\n```\na … b\n```\n</div>\n\nafter');
+    // An HTML block that runs to its end marker (a comment, `<pre>`) is closed when a cut or the text leaves it open,
+    // so what follows is not hidden in it.
+    const c = 'Intro.\n\n<!--\nlorem ipsum dolor sit amet, consectetur adipiscing elit\n-->\n\n```\ncode -->\n```\n\nafter text';
+    expect(compactText(c, '»', 18, 'clean')).toBe('» Intro.\n\n<!--\nlorem ipsum\n-->\n… after text »');
+    expect(closeOpenFence('x\n<!-- note\nmore')).toBe('x\n<!-- note\nmore\n-->');
+    expect(closeOpenFence('<pre>\ncode\n')).toBe('<pre>\ncode\n</pre>');
+    // (in a list item the block ends with the item)
+    expect(closeOpenFence('- <!--\n  x')).toBe('- <!--\n  x');
     // The review's compactText case: at every budget nothing is left open and nothing after the output is code.
     const r = '> >  `x\n<div\n  ```y\n  -\n-\t\n  ```\n  >  -';
     for (let k = 0; k <= 40; k++) {
@@ -611,8 +619,12 @@ describe('code fences that a cut leaves closed', () => {
           expect(mdastFenced(`${closed}\n${open.prefix}zzz`).at(-1)).toBe(false);
           expect(insideCode(`${closed}\n\nzzz`, 'zzz')).toEqual([]);
         } else {
-          expect(closeOpenFence(doc)).toBe(doc);
-          expect(insideCode(`${doc}\n\nzzz`, 'zzz')).toEqual([]);
+          // No fence open: the text as it is, or an HTML block that runs to its end marker closed with it.
+          const closed = closeOpenFence(doc);
+          if (closed !== doc) expect(closed.slice(doc.length).replace(/^\n/, '')).toMatch(/^(?:<\/(?:pre|script|style|textarea)>|-->|\?>|>|\]\]>)$/);
+          expect(insideCode(`${closed}\n\nzzz`, 'zzz')).toEqual([]);
+          const after = (parser.parse(`${closed}\n\nzzz`) as unknown as { children: { type: string }[] }).children.at(-1);
+          expect(after?.type).toBe('paragraph');
         }
       }),
       fcParams(400),

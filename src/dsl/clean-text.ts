@@ -6,7 +6,7 @@
 import { fitsToks, lenToks } from '../tokens/index.js';
 import { fitLike, noteCount, spliceToks } from '../tokens/splice.js';
 import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
-import { closeOpenFence, type FenceStart, hasFenceRun, joinCutParts, lastLineLooksLikeFence, looksLikeFenceInside, openFenceAtEnd } from './fences-repair.js';
+import { closeOpenFence, type FenceStart, joinCutParts, lastLineLooksLikeFence, looksLikeFenceInside, needsMending, openFenceAtEnd } from './fences-repair.js';
 
 const CUT_MARK = ' … ';
 
@@ -34,8 +34,9 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   if (maxToks <= 0) return '';
   const mark = opts.mark ?? null;
   // Without a run of three backticks or tildes the text has no fence line, nor has any cut
-  // of it (the mark holds neither character): no fence to mend or keep off a mark's line.
-  const fenced = hasFenceRun(text);
+  // of it (the mark holds neither character): no fence to mend or keep off a mark's line; and
+  // without `<!`, `<?` or a raw-text tag no HTML block that a cut could leave open.
+  const fenced = needsMending(text);
   const pre = mark === null ? '' : mark + (fenced && looksLikeFenceInside(text) ? '\n' : ' ');
   const suf = (t: string): string => (mark === null ? '' : (fenced && lastLineLooksLikeFence(t) ? '\n' : ' ') + mark);
   // The text's blocks are read where the mark leaves it: on the mark's line (`» text`), on the

@@ -146,6 +146,8 @@ class Blocks {
   private quotes: number[] = [];
   /** The open HTML block's kind (CommonMark's start conditions 1 to 7) while `flow` is HTML. */
   private html = 0;
+  /** The tag name of an open HTML block of kind 1 (`pre`, `script`, `style`, `textarea`). */
+  private htmlName = '';
   // The current line read as a thematic break from its end, once per line (`brkCh` -1 until
   // it is): a break from an offset on needs `brkCh` there, no other character from `brkFrom`
   // on and three `brkCh` from it on (it is at or before `brkThird`).
@@ -168,6 +170,7 @@ class Blocks {
     c.flow = this.flow;
     c.fence = this.fence;
     c.html = this.html;
+    c.htmlName = this.htmlName;
     c.quotes = this.quotes.slice();
     c.ids = this.ids;
     c.inlineFirst = this.inlineFirst;
@@ -346,6 +349,17 @@ class Blocks {
     this.leafLine();
   }
 
+  /**
+   * The closing line of the HTML block of kind 1 to 5 open at top level after the last line
+   * read (`</pre>`, `-->`, `?>`, `>`, `]]>`), or `null`: such a block runs to its end marker,
+   * through blank lines and whatever follows, so a cut that removed the marker hides the rest.
+   * (A block inside a container ends with it.)
+   */
+  rawCloser(): string | null {
+    if (this.flow !== HTML || this.html > 5 || this.stack.length > 0) return null;
+    return this.html === 1 ? `</${this.htmlName}>` : (['', '', '-->', '?>', '>', ']]>'] as const)[this.html]!;
+  }
+
   /** Keep the first `n` containers (the others have ended). */
   private truncate(n: number): void {
     this.stack.length = n;
@@ -519,6 +533,7 @@ class Blocks {
       const kind = htmlStart(s, at, end, flow === PARA);
       if (kind > 0) {
         this.html = kind;
+        if (kind === 1) this.htmlName = s.slice(at + 1, at + 9).replace(/[^A-Za-z].*$/s, '').toLowerCase();
         this.flow = kind <= 5 && htmlEnds(kind, s, at + HTML_OPENER[kind]!, end, true) ? NONE : HTML;
         return;
       }
@@ -764,6 +779,24 @@ function needsBlockScan(s: string): boolean {
   return found;
 }
 
+/**
+ * Whether a cut of `s` may need mending: `s` holds a fence run ({@link hasFenceRun}) or may
+ * hold an HTML block that runs to an end marker.
+ */
+export function needsMending(s: string): boolean {
+  return hasFenceRun(s) || mayHoldRawHtml(s);
+}
+
+/**
+ * Could `s` hold an HTML block that runs to an end marker (kinds 1 to 5: `<!--`, `<?`, `<!X`,
+ * `<![CDATA[`, `<pre`, `<script`, `<style`, `<textarea`)? Without, no cut of it can leave one open.
+ */
+function mayHoldRawHtml(s: string): boolean {
+  return s.includes('<!') || s.includes('<?') || RAW_TAG.test(s);
+}
+
+const RAW_TAG = /<(?:pre|script|style|textarea)(?:[\s>]|$)/i;
+
 /** The last texts {@link needsBlockScan} was asked about, with its answers (most recent first). */
 const seen: [string, boolean][] = [];
 
@@ -837,8 +870,9 @@ function scan(
   visit?: (lineStart: number, fence: OpenFence | null, b: Blocks | null) => boolean,
   cutAt = -1,
   onCut?: (b: Blocks) => void,
+  force = false,
 ): OpenFence | null {
-  if (!needsBlockScan(s)) {
+  if (!force && !needsBlockScan(s)) {
     let st: OpenFence | null = null;
     const lines = new FenceLines(s);
     let i = lines.next(0);
@@ -930,15 +964,29 @@ export function closerOf(f: OpenFence): string {
 }
 
 /**
- * `s` with a closing line appended when it ends inside a fence (read from `start`), on a line
- * of its own: right after a final line break, else after one (a blank line would end a block
- * quote and with it the fence, so the closing line would open a new one).
+ * `s` with a closing line appended when it ends inside a fence (read from `start`), or inside
+ * an HTML block that runs to an end marker (`<!--` without its `-->`, `<pre>` without its
+ * `</pre>`, at top level), on a line of its own: right after a final line break, else after
+ * one (a blank line would end a block quote and with it the fence, so the closing line would
+ * open a new one).
  */
 export function closeOpenFence(s: string, start: FenceStart = 'fresh'): string {
-  const f = openFenceAtEnd(s, 0, s.length, start);
-  if (f === null) return s;
+  let f: OpenFence | null;
+  let raw: string | null = null;
+  if (needsBlockScan(s) || mayHoldRawHtml(s)) {
+    const b = new Blocks(start);
+    for (let i = 0; i < s.length; ) {
+      b.line(s, i, lineEnd(s, i, s.length));
+      const nl = s.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl + 1;
+    }
+    f = b.fence;
+    if (f === null) raw = b.rawCloser();
+  } else f = openFenceAtEnd(s, 0, s.length, start);
+  if (f === null && raw === null) return s;
   const sep = s.charCodeAt(s.length - 1) === 10 ? '' : '\n';
-  return `${s}${sep}${closerOf(f)}`;
+  return `${s}${sep}${f !== null ? closerOf(f) : raw}`;
 }
 
 /** Does the line starting at `i` (up to `\n`) begin, after spaces or tabs, with three backticks or tildes? */
@@ -1030,12 +1078,14 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   }
   // The head's fence and containers, read up to `head` (its last line as cut): by the scan
   // for the tail below when it reads every line, else by a fast scan of its own.
-  const full = needsBlockScan(s);
+  const full = needsBlockScan(s) || mayHoldRawHtml(s);
   let hBoxes: readonly Box[] = [];
   let hOpen: OpenFence | null = full ? null : scan(s, head, start);
+  let hRaw: string | null = null;
   const atHead = (b: Blocks): void => {
     hOpen = b.fence;
     hBoxes = b.stack.map((x) => ({ ...x }));
+    hRaw = b.rawCloser();
   };
   // The tail's fence and containers, and the line where that fence ends in `s`: `last` starts
   // its last line (the closing line, or the line that ends its container; else the text's last
@@ -1065,6 +1115,7 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
     },
     full ? head : -1,
     atHead,
+    full,
   );
   // A side that ends or starts inside fenced code keeps whole lines of it where the partial
   // line holds little (at most PARTIAL_LINE characters after its indentation): the head's last
@@ -1107,6 +1158,9 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
     while (n < hBoxes.length && n < tIds.length && hBoxes[n]!.id === tIds[n]) n++;
     before = `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${closerOf(hf)}\n${prefixOf(hBoxes.slice(0, n))}…`;
   }
+  // A head that ends inside an HTML block that runs to its end marker (a comment, `<pre>`):
+  // the marker closes it before the mark, so the tail is not hidden in it.
+  if (hOpen === null && hRaw !== null) before = `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${hRaw}\n…`;
   if (tOpen !== null) {
     const f: OpenFence = tOpen;
     const mid = `${before}\n${f.prefix}${' '.repeat(f.indent)}${f.line}\n`;
@@ -1120,7 +1174,7 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   const atLine = tail === 0 || s.charCodeAt(tail - 1) === 10;
   const fenceNext = tail < s.length && (looksLikeFence(s, tail) || (atLine && looksLikeFenceInside(s, tail)));
   // (a mark on a line of its own with nothing after it takes no space after it)
-  const after = fenceNext ? '\n' : tail >= s.length && before !== ' …' ? '' : ' ';
+  const after = fenceNext ? '\n' : (tail >= s.length || s.charCodeAt(tail) === 10) && before !== ' …' ? '' : ' ';
   return { head, mid: before + after, tail };
 }
 

@@ -22,6 +22,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { closeOpenFence, fenceLineKinds, hasFenceRun, joinCut, joinCutParts, openFenceAtEnd } from '../src/dsl/fences-repair.js';
 import { cleanProse, dropThinkingLines } from '../src/dsl/clean-text.js';
+import { dslInternals } from '../src/dsl/internals.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
 import { bashCall, compactChat, compactResult, compactText, fencedCode, genericCall } from '../src/dsl/render.js';
@@ -450,7 +451,9 @@ describe('code fences that a cut leaves closed', () => {
     // An HTML block that runs to its end marker (a comment, `<pre>`) is closed when a cut or the text leaves it open,
     // so what follows is not hidden in it.
     const c = 'Intro.\n\n<!--\nlorem ipsum dolor sit amet, consectetur adipiscing elit\n-->\n\n```\ncode -->\n```\n\nafter text';
-    expect(compactText(c, '»', 18, 'clean')).toBe('» Intro.\n\n<!--\nlorem ipsum\n-->\n… after text »');
+    // (from empty caches: what earlier cuts left there can make a borderline count exact, and the cut longer)
+    dslInternals.clearCaches();
+    expect(compactText(c, '»', 18, 'clean')).toBe('» Intro.\n\n<!--\nlorem\n-->\n… after text »');
     expect(closeOpenFence('x\n<!-- note\nmore')).toBe('x\n<!-- note\nmore\n-->');
     expect(closeOpenFence('<pre>\ncode\n')).toBe('<pre>\ncode\n</pre>');
     // (in a list item the block ends with the item)

@@ -533,7 +533,7 @@ class Blocks {
       const kind = htmlStart(s, at, end, flow === PARA);
       if (kind > 0) {
         this.html = kind;
-        if (kind === 1) this.htmlName = s.slice(at + 1, at + 9).replace(/[^A-Za-z].*$/s, '').toLowerCase();
+        if (kind === 1) this.htmlName = (RAW_NAME.exec(s.slice(at, at + 10))?.[1] ?? '').toLowerCase();
         this.flow = kind <= 5 && htmlEnds(kind, s, at + HTML_OPENER[kind]!, end, true) ? NONE : HTML;
         return;
       }
@@ -796,6 +796,9 @@ function mayHoldRawHtml(s: string): boolean {
 }
 
 const RAW_TAG = /<(?:pre|script|style|textarea)(?:[\s>]|$)/i;
+
+/** The tag name at the start of a line that opens an HTML block of kind 1. */
+const RAW_NAME = /^<([A-Za-z]+)/;
 
 /** The last texts {@link needsBlockScan} was asked about, with its answers (most recent first). */
 const seen: [string, boolean][] = [];

@@ -66,11 +66,11 @@ describe('counts at the level a report shows', () => {
     expect(countAfterPromptEdits(micro, 'total', input).total).toBe(measureDialog(micro).tokens.total);
   });
 
-  it('the demo: 5029 tokens before, 2481 after in-place compaction', () => {
+  it('the demo: 5029 tokens before, 2479 after in-place compaction', () => {
     const d = readsIpynbBytes(DEMO, 'demo.ipynb');
     const input = countInput(d, 'total');
     expect(input.stats.tokens).toEqual({ user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 5029 });
-    expect(countAfterPromptEdits(compactDialog(d), 'total', input).total).toBe(2481);
+    expect(countAfterPromptEdits(compactDialog(d), 'total', input).total).toBe(2479);
   });
 
   it('a malformed output fails at every level with the error of measureDialog', () => {
@@ -100,16 +100,16 @@ describe('the command reports the same figures, whatever it counts', () => {
   writeFileSync(join(dir, 'demo.ipynb'), DEMO);
 
   it.each([
-    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2228 tokens (55.7% saved), 21 KB → 9 KB\n'],
-    [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2481 tokens (50.7% saved), 21 KB → 15 KB\n'],
+    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2199 tokens (56.3% saved), 21 KB → 9 KB\n'],
+    [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2479 tokens (50.7% saved), 21 KB → 15 KB\n'],
     [
       ['--strategy', 'micro', 'demo.ipynb'],
       'demo-comp.ipynb: written (micro: 2 tool results cleared), 15 messages, 5029 → 4491 tokens (10.7% saved), 21 KB → 19 KB\n',
     ],
-    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2009 tokens (60.1% saved), 21 KB → 10 KB\n'],
+    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2000 tokens (60.2% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36, minimum 1464 tokens), 15 messages, 5029 → 2955 tokens (41.2% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36, minimum 1464 tokens), 15 messages, 5029 → 2973 tokens (40.9% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });

@@ -36,7 +36,12 @@ describe('evidenceCut', () => {
   });
 
   it("keeps a traceback's first line, its innermost file and its exception, and marks the cut", () => {
-    expect(evidenceCut(traceback, 35)).toBe("> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for …  10: 'abc'");
+    expect(evidenceCut(traceback, 38)).toBe(
+      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for int() with base 10: 'abc'",
+    );
+    // The exception's line cut to its two fifths would keep `10: 'abc'` (9 characters) after the
+    // mark: it is kept whole instead, and at 35 tokens that leaves no room for the file.
+    expect(evidenceCut(traceback, 35)).toBe("> Traceback (most recent call last): … return int(x) ¶ ValueError: invalid literal for int() with base 10: 'abc'");
   });
 
   it('keeps the URLs and paths of a line too long for its share, each once', () => {
@@ -59,16 +64,20 @@ describe('evidenceCut', () => {
 
   it('falls back to the plain middle cut when fewer than two lines fit', () => {
     const one = 'one very long line '.repeat(50);
-    expect(evidenceCut(one, 20)).toBe(truncToksMid(`> ${one.trim()}`, 20));
-    expect(evidenceCut(traceback, 12)).toBe(
-      truncToksMid(
-        `> ${traceback
-          .split('\n')
-          .map((l) => l.trim())
-          .join(' ¶ ')}`,
-        12,
-      ),
-    );
+    // (The plain cut, moved off the space it kept beside the mark.)
+    expect(truncToksMid(`> ${one.trim()}`, 20)).toBe('> one very long line one very long line …  line one very long line one very long line');
+    expect(evidenceCut(one, 20)).toBe('> one very long line one very long line … line one very long line one very long line');
+    const flat = `> ${traceback
+      .split('\n')
+      .map((l) => l.trim())
+      .join(' ¶ ')}`;
+    expect(truncToksMid(flat, 12)).toBe("> Traceback (most … 10: 'abc'");
+    // (A short side that holds a number of two digits is kept.)
+    expect(evidenceCut(traceback, 12)).toBe(truncToksMid(flat, 12));
+    // A side shorter than 12 characters without one is dropped for more of the other: the end,
+    // since the last line reports an error.
+    const nameless = traceback.replace("10: 'abc'", "ten: 'abc'");
+    expect(evidenceCut(nameless, 12)).toBe("> … int() with base ten: 'abc'");
   });
 
   it('never exceeds the budget', () => {
@@ -93,8 +102,9 @@ describe("evidenceCut once the room left is below a line's share", () => {
   it('gives the same cut from the lines a caller has', () => {
     const lines = pyNonBlankLines(traceback);
     const whole = `> ${lines.join(' ¶ ')}`;
-    expect(evidenceCutLines(traceback, lines, whole, 35)).toBe(
-      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for …  10: 'abc'",
+    expect(evidenceCutLines(traceback, lines, whole, 35)).toBe(evidenceCut(traceback, 35));
+    expect(evidenceCutLines(traceback, lines, whole, 38)).toBe(
+      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for int() with base 10: 'abc'",
     );
     expect(evidenceCutLines(text, pyNonBlankLines(text), '> begin ¶ ok', 16, {}, true)).toBe('> begin ¶ ok … one two three four ¶ end');
     expect(evidenceCutLines('a\nb', ['a', 'b'], '> a ¶ b', 0)).toBe('');
@@ -164,8 +174,8 @@ describe('mayHoldUrlOrPath', () => {
 describe('compactResult and profiles', () => {
   it('the clean profile cuts by evidence', () => {
     expect(compactResult(traceback, 35, 'clean')).toBe(evidenceCut(traceback, 35, { cut: cleanTruncMid }));
-    expect(compactResult(traceback, 35, 'clean')).toBe(
-      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for … 10: 'abc'",
+    expect(compactResult(traceback, 38, 'clean')).toBe(
+      "> Traceback (most recent call last): … /srv/app/mod11.py … ValueError: invalid literal for int() with base 10: 'abc'",
     );
   });
 
@@ -199,18 +209,94 @@ describe('evidenceCut reuses what it made', () => {
       const text = cleanTruncMid(s, k);
       return { text, tokens: lenToks(text) };
     };
-    const a = evidenceCut(`start\n${long}`, 20, { cut: cleanTruncMid, countedCut: counted });
-    const b = evidenceCut(`begin\n${long}`, 20, { cut: cleanTruncMid, countedCut: counted });
-    expect(a.endsWith(cleanTruncMid(long, 5))).toBe(true);
-    expect(b.endsWith(cleanTruncMid(long, 5))).toBe(true);
+    const a = evidenceCut(`start\n${long}`, 40, { cut: cleanTruncMid, countedCut: counted });
+    const b = evidenceCut(`begin\n${long}`, 40, { cut: cleanTruncMid, countedCut: counted });
+    expect(a).toBe('> start ¶ tail: word word … word word word end');
+    expect(a.endsWith(cleanTruncMid(long, 10))).toBe(true);
+    expect(b.endsWith(cleanTruncMid(long, 10))).toBe(true);
     // The long last line is cut once for both texts.
-    expect(calls).toEqual([`5:${long.length}`]);
+    expect(calls).toEqual([`10:${long.length}`]);
     // A line of more than 2048 units is not remembered (it may keep a whole result alive): cut each time.
     const huge = `tail: ${'word '.repeat(410)}end`;
     calls.length = 0;
-    evidenceCut(`start\n${huge}`, 20, { cut: cleanTruncMid, countedCut: counted });
-    evidenceCut(`begin\n${huge}`, 20, { cut: cleanTruncMid, countedCut: counted });
+    evidenceCut(`start\n${huge}`, 40, { cut: cleanTruncMid, countedCut: counted });
+    evidenceCut(`begin\n${huge}`, 40, { cut: cleanTruncMid, countedCut: counted });
     expect(huge.length).toBe(2059);
-    expect(calls).toEqual(['5:2059', '5:2059']);
+    expect(calls).toEqual(['10:2059', '10:2059']);
+  });
+});
+
+describe('evidence cuts keep readable pieces', () => {
+  const dates = [
+    '0   1990-07-11',
+    '1   1991-03-02',
+    '2   1992-01-01',
+    '3   1993-05-05',
+    '4   1994-07-07',
+    '5   1995-02-02',
+    '6   1996-07-11',
+    '7   2001-05-22',
+    '8   1988-11-12',
+    'Name: TIME, dtype: datetime64[us]',
+  ].join('\n');
+  const truncated = [
+    '<TRUNCATED>…e id="_728f7d63">#| default_exp nc2csv</code><note id="_36aa09eb"># NetCDF to CSV',
+    '> Convert MARIS standard NetCDF4 files into CSV files for the legacy SQL import pipeline.',
+    'def add_taxon_info(dfs):',
+    '    "Add taxon names to the biota group."',
+    'add_taxon_info(test)',
+    "test_eq(test['BIOTA']['TAXONNAME'].iloc[0], 'Fucus ve…</TRUNCATED>",
+  ].join('\n');
+  const listing = [
+    '_netcdf2csv.ipynb  data\t\t   files\tmetadata.ipynb',
+    'callbacks.ipynb    decoders.ipynb  geo.ipynb\tnc2csv.ipynb',
+    'configs.ipynb\t   encoders.ipynb  match.ipynb\tutils.ipynb',
+  ].join('\n');
+  const consts = [
+    '=== LUTs and constants (cell 4) ===',
+    'DL_DETECTED = 1  # detected, above the detection limit',
+    'DL_BELOW = 2  # below the detection limit',
+    'DL_NOT_AVAILABLE = 3  # not available',
+    ')',
+  ].join('\n');
+
+  it('keeps a date column’s dates whole: fewer lines, no pieces of dates', () => {
+    // Cut to their share, the lines would keep `0 … 07-11`; whole, the first and the last fit.
+    expect(compactResult(dates, 25, 'clean')).toBe('> 0   1990-07-11 … Name: TIME, dtype: datetime64[us]');
+    // The last line's end, then (below two pieces) the plain cut's end alone.
+    expect(compactResult(dates, 20, 'clean')).toBe('> 0   1990-07-11 … datetime64[us]');
+    expect(compactResult(dates, 16, 'clean')).toBe('> … Name: TIME, dtype: datetime64[us]');
+  });
+
+  it('keeps a tool’s own <TRUNCATED> mark whole or not at all', () => {
+    expect(compactResult(truncated, 40, 'clean')).toBe('> <TRUNCATED>…e … > Convert MARIS … SQL import pipeline. … add_taxon_info(test) … ve…</TRUNCATED>');
+    expect(compactResult(truncated, 30, 'clean')).toBe('> <TRUNCATED>…e … add_taxon_info(test) … ve…</TRUNCATED>');
+    expect(compactResult(truncated, 20, 'clean')).toBe('> … def add_taxon_info(dfs): … add_taxon_info(test) …');
+    expect(compactResult(truncated, 16, 'clean')).toBe("> … 'Fucus ve…</TRUNCATED>");
+  });
+
+  it('keeps whole file names of a listing, not `configs. … .ipynb`', () => {
+    expect(compactResult(listing, 20, 'clean')).toBe('> … configs.ipynb … encoders.ipynb … match.ipynb …');
+    expect(compactResult(listing, 16, 'clean')).toBe('> … configs.ipynb … match.ipynb …');
+  });
+
+  it('cuts a single line to one readable side when the other would be a fragment', () => {
+    const one = "ValueError: could not convert string to float: '1990-07-11T00:00:00' in column TIME of sheet 0";
+    expect(compactResult(one, 12, 'clean')).toBe('> ValueError: could … TIME of sheet 0');
+    expect(compactResult(one, 8, 'clean')).toBe('> ValueError: could not convert …');
+    expect(compactResult(one, 8, 'reference')).toBe('> ValueError …  sheet 0');
+  });
+
+  it('never puts two cut marks side by side, and fits the budget', () => {
+    expect(compactResult(consts, 20, 'clean')).toBe('> === LUTs and constants … )');
+    expect(compactResult(consts, 24, 'clean')).toBe('> === LUTs and constants (cell 4) === … )');
+    for (const t of [dates, listing, consts, traceback, table, build, truncated.replaceAll('…', '')]) {
+      for (let k = 1; k <= 60; k++) {
+        const out = compactResult(t, k, 'clean');
+        expect(lenToks(out)).toBeLessThanOrEqual(k);
+        expect(out).not.toMatch(/…\s*…/);
+        expect(out).not.toMatch(/…\s*¶|¶\s*…/);
+      }
+    }
   });
 });

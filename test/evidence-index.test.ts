@@ -149,10 +149,10 @@ describe('flat documents carry the index', () => {
   it('withFlatIndex follows the body with the files its cut result lost', () => {
     const body = dlg2compact(d);
     expect(body).toBe(
-      '§ Start. §\n\n***\n\n#_c1\n```python\ndef save(rows):\n    pass\nsave(range(30))\n```\n> wrote out … 100 rows … out/part27.csv … out/part28.csv … wrote out … 129 rows\n§ Which file failed? §\n» None did. »' +
+      '§ Start. §\n\n***\n\n#_c1\n```python\ndef save(rows):\n    pass\nsave(range(30))\n```\n> wrote out/part0.csv with 100 rows … out/part28.csv … wrote out/part29.csv with 129 rows\n§ Which file failed? §\n» None did. »' +
         '\n\n***\n\n§ Next. §\n\n***\n\n§ And next. §\n\n***\n\n§ Last. §',
     );
-    expect(withFlatIndex(d, body, 30)).toBe(`${body}\n\n## Also in the dialog, cut above\n\nPaths: out/part29.csv, out/part26.csv, out/part25.csv`);
+    expect(withFlatIndex(d, body, 30)).toBe(`${body}\n\n## Also in the dialog, cut above\n\nPaths: out/part27.csv, out/part26.csv, out/part25.csv`);
     // the default budget is one token per 300 characters of the body: none for this small one
     expect(withFlatIndex(d, body)).toBe(body);
   });

@@ -161,12 +161,13 @@ describe('evidence cuts at falling budgets', () => {
     expect(evidenceCut(LOG, 200, opts)).toBe(
       '> Build started at 10:00 … compiling module number 4 with a rather long list of flags and options that goes on and on: -O2 -g -Wall -Wextra -pedantic -fPIC 4 ¶ compiling module number 5 with a rather long list of flags and options that goes on and on: -O2 -g -Wall -Wextra -pedantic -fPIC 5 ¶ compiling module number 6 with a rather long list of flags and options that goes on and on: -O2 -g -Wall -Wextra -pedantic -fPIC 6 ¶ compiling module number 7 with a rather long list of flags and options that goes on and on: -O2 -g -Wall -Wextra -pedantic -fPIC 7 ¶ see /srv/build/log.txt ¶ Process exited with code 1',
     );
-    expect(evidenceCut(LOG, 40, opts)).toBe(
-      '> Build started at 10:00 … compiling module number … fPIC 7 ¶ see /srv/build/log.txt ¶ Process exited with code 1',
+    expect(evidenceCut(LOG, 80, opts)).toBe(
+      '> Build started at 10:00 … compiling module number 6 with a rather … -pedantic -fPIC 6 ¶ compiling module number 7 with a rather … -pedantic -fPIC 7 ¶ see /srv/build/log.txt ¶ Process exited with code 1',
     );
-    expect(evidenceCut(LOG, 35, opts)).toBe('> Build started at 10:00 … compiling module … 7 ¶ see /srv/build/log.txt ¶ Process exited with code 1');
-    expect(evidenceCut(LOG, 60, { cut: cleanTruncMid })).toBe(
-      '> Build started at 10:00 … compiling module number 6 with … -fPIC 6 ¶ compiling module number 7 with … -fPIC 7 ¶ see /srv/build/log.txt ¶ Process exited with code 1',
-    );
+    // At a quarter of 60 tokens or less, a module line's cut keeps `-fPIC 7` (6 characters) after
+    // its mark: a fragment, so the line is left out (whole, it is over twice its share).
+    expect(evidenceCut(LOG, 40, opts)).toBe('> Build started at 10:00 … see /srv/build/log.txt ¶ Process exited with code 1');
+    expect(evidenceCut(LOG, 35, opts)).toBe('> Build started at 10:00 … see /srv/build/log.txt ¶ Process exited with code 1');
+    expect(evidenceCut(LOG, 60, { cut: cleanTruncMid })).toBe('> Build started at 10:00 … see /srv/build/log.txt ¶ Process exited with code 1');
   });
 });

@@ -16,25 +16,37 @@ export interface Unit {
   line: number;
   /** Offset of the piece in its line (0 for a whole line). */
   start: number;
-  /** A whole line, cut or not (false: a span inside a line). */
+  /** A whole line, cut or not (false: a span inside a line, or one end of it). */
   whole: boolean;
+  /** For a piece that is not whole: `'head'` when it starts its line, `'tail'` when it ends it. */
+  edge?: 'head' | 'tail';
   text: string;
   /** Tokens of `text`. */
   tokens: number;
 }
 
-/** Join kept units (in text order) with `' ¶ '` between adjacent whole lines and the cut mark across gaps. */
+/** Whether a piece starts its line (a whole line or a line's head). */
+const startsLine = (u: Unit): boolean => u.whole || u.edge === 'head';
+/** Whether a piece ends its line (a whole line or a line's tail). */
+const endsLine = (u: Unit): boolean => u.whole || u.edge === 'tail';
+/** Whether `u`, kept right after `prev`, follows it with nothing removed between them. */
+const adjacent = (prev: Unit, u: Unit): boolean => endsLine(prev) && startsLine(u) && u.line === prev.line + 1;
+
+/**
+ * Join kept units (in text order) with `' ¶ '` between adjacent lines (a line's end, then the
+ * next line's start) and the cut mark across gaps.
+ */
 export function assemble(prefix: string, lines: readonly string[], kept: readonly Unit[]): string {
   let out = prefix;
   for (let k = 0; k < kept.length; k++) {
     const u = kept[k]!;
     const prev = kept[k - 1];
-    if (prev === undefined) out += u.line > 0 || !u.whole ? EVIDENCE_CUT_MARK.trimStart() : '';
-    else out += u.whole && prev.whole && u.line === prev.line + 1 ? JOIN : EVIDENCE_CUT_MARK;
+    if (prev === undefined) out += u.line > 0 || !startsLine(u) ? EVIDENCE_CUT_MARK.trimStart() : '';
+    else out += adjacent(prev, u) ? JOIN : EVIDENCE_CUT_MARK;
     out += u.text;
   }
   const end = kept[kept.length - 1];
-  if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) out += EVIDENCE_CUT_MARK.trimEnd();
+  if (end !== undefined && (end.line < lines.length - 1 || !endsLine(end))) out += EVIDENCE_CUT_MARK.trimEnd();
   return out;
 }
 
@@ -54,8 +66,8 @@ export function assembledToks(prefix: string, lines: readonly string[], kept: re
   for (let k = 0; k < kept.length; k++) {
     const u = kept[k]!;
     const prev = kept[k - 1];
-    if (prev === undefined) lead += u.line > 0 || !u.whole ? EVIDENCE_CUT_MARK.trimStart() : '';
-    else total += u.whole && prev.whole && u.line === prev.line + 1 ? join : mark;
+    if (prev === undefined) lead += u.line > 0 || !startsLine(u) ? EVIDENCE_CUT_MARK.trimStart() : '';
+    else total += adjacent(prev, u) ? join : mark;
     if (u.text === '' || endsInWs(u.text)) return -1;
     total += spacedToks(u.text, u.tokens);
   }
@@ -65,7 +77,7 @@ export function assembledToks(prefix: string, lines: readonly string[], kept: re
   if (endsInWs(p0)) return -1;
   total += lenToks(p0);
   const end = kept[kept.length - 1];
-  if (end !== undefined && (end.line < lines.length - 1 || !end.whole)) total += mark;
+  if (end !== undefined && (end.line < lines.length - 1 || !endsLine(end))) total += mark;
   return total;
 }
 

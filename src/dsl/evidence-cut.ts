@@ -18,11 +18,19 @@
  *
  * Within a class later lines come first (a traceback's innermost frame, a log's latest state).
  * Pieces are taken in that order while they fit; a line longer than its share of the budget (a
- * quarter; two fifths for a last line that reports an error) is itself middle-cut. The kept pieces are written in their original order, joined by
+ * quarter; two fifths for a last line that reports an error) is itself middle-cut, keeping runs
+ * of characters other than white space whole (a date `1990-07-11`, a mark `<TRUNCATED>`, a file
+ * name) and at least {@link MIN_SIDE} such characters on each side of the mark. A line whose cut
+ * would keep less (a fragment such as `0 … 07-11`) is taken whole when it fits the room left and
+ * twice its share; else the first line keeps just its start and the last its end (its start when
+ * it reports an error), each that long at least; else the line keeps its URLs and paths; else it
+ * is left out. The kept pieces are written in their original order, joined by
  * `' ¶ '` where whole lines were adjacent and by `' … '` (the cut mark) where text was removed
  * between them, so a reader sees where text is missing. A piece already shown is not repeated.
  * The result never exceeds the budget as counted by `lenToks`; when fewer than two pieces fit,
- * or the budget is below {@link MIN_EVIDENCE} tokens, the plain middle cut of the whole is returned.
+ * or the budget is below {@link MIN_EVIDENCE} tokens, the plain middle cut of the whole is returned,
+ * moved off the runs it would split, or one readable side of it where the other would be a
+ * fragment (`plainCut`).
  * The keeping order is made only as far as a cut reads it, and a line is classed, counted or
  * scanned only as far as that takes (the work of a short budget on a long log is its tail's).
  */
@@ -368,11 +376,182 @@ function lineSpans(p: Prepared, i: number): Array<{ start: number; text: string;
   return s;
 }
 
+/**
+ * The fewest characters each side of a line's middle cut keeps (white space aside): a side
+ * shorter than this is a fragment (`0 … 07-11`, `<`, `configs. … .ipynb`) that tells less
+ * than the line whole or another line, so such a cut is not used.
+ */
+export const MIN_SIDE = 12;
+
+/** A run of characters other than white space longer than this (a hash, a long URL) may be cut inside. */
+const CHUNK_REACH = 48;
+
+const isWs = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0xa0 || c === 0x3000;
+/** A character that belongs to the one before it (a combining mark or variation selector, a joiner). */
+const EXTENDS = /^(?:\p{M}|\u200c|\u200d)/u;
+
+/**
+ * Where `cut` (a middle cut of `s` with {@link EVIDENCE_CUT_MARK}) splits `s`: the end of its head
+ * and the start of its tail, or undefined when it is not `s`'s head, the mark and `s`'s tail.
+ */
+function cutSides(s: string, cut: string): [number, number] | undefined {
+  const m = EVIDENCE_CUT_MARK;
+  for (let h = cut.indexOf(m); h >= 0; h = cut.indexOf(m, h + 1)) {
+    const tailLen = cut.length - h - m.length;
+    const t = s.length - tailLen;
+    if (t >= h && cut.startsWith(s.slice(0, h)) && cut.endsWith(s.slice(t))) return [h, t];
+  }
+  return undefined;
+}
+
+/**
+ * The head end `h` and tail start `t` of a cut of `s` moved off the runs of characters other
+ * than white space they split (to the run's start and end, for a run of at most
+ * {@link CHUNK_REACH} units), then off the white space beside the mark: a date `1990-07-11`, a
+ * mark `<TRUNCATED>`, a path or a number with its unit is kept or dropped whole.
+ */
+function chunkSides(s: string, h: number, t: number): [number, number] {
+  const n = s.length;
+  let a = h;
+  if (a > 0 && a < n && !isWs(s.charCodeAt(a - 1)) && !isWs(s.charCodeAt(a))) {
+    while (a > 0 && h - a <= CHUNK_REACH && !isWs(s.charCodeAt(a - 1))) a--;
+    let e = h;
+    while (e < n && e - a <= CHUNK_REACH && !isWs(s.charCodeAt(e))) e++;
+    if (e - a > CHUNK_REACH) a = h;
+  }
+  while (a > 0 && isWs(s.charCodeAt(a - 1))) a--;
+  let b = t;
+  if (b > 0 && b < n && !isWs(s.charCodeAt(b - 1)) && !isWs(s.charCodeAt(b))) {
+    let z = b;
+    while (z > 0 && b - z <= CHUNK_REACH && !isWs(s.charCodeAt(z - 1))) z--;
+    while (b < n && b - z <= CHUNK_REACH && !isWs(s.charCodeAt(b))) b++;
+    if (b - z > CHUNK_REACH) b = t;
+  }
+  let k = b;
+  while (k < n && isWs(s.charCodeAt(k))) k++;
+  // A tail that would start with a character belonging to a blank before it keeps that blank.
+  b = k < n && EXTENDS.test(s.slice(k, k + 2)) ? b : k;
+  return [a, Math.max(a, b)];
+}
+
+/** Non-white-space length of `s` (the test of {@link MIN_SIDE}). */
+function solidLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (!isWs(s.charCodeAt(i))) n++;
+  return n;
+}
+
+/**
+ * The middle cut of a line within `cap` tokens that keeps whole runs of characters other than
+ * white space ({@link chunkSides}) and at least {@link MIN_SIDE} characters on each side of the
+ * mark, with its token count; undefined when no such cut fits.
+ */
+function readableCut(
+  line: string,
+  cap: number,
+  countedCut: EvidenceCutOptions['countedCut'],
+  cut: NonNullable<EvidenceCutOptions['cut']>,
+): { text: string; tokens: number } | undefined {
+  const c = countedCut ? lineCut(countedCut, line, cap) : { text: cut(line, cap), tokens: -1 };
+  const sides = cutSides(line, c.text);
+  if (sides === undefined) return undefined;
+  const [h, t] = chunkSides(line, sides[0], sides[1]);
+  const head = line.slice(0, h);
+  const tail = line.slice(t);
+  if (solidLength(head) < MIN_SIDE || solidLength(tail) < MIN_SIDE) return undefined;
+  if (h === sides[0] && t === sides[1] && c.tokens >= 0) return c;
+  const text = head + EVIDENCE_CUT_MARK + tail;
+  const tokens = lenToks(text);
+  return tokens <= cap ? { text, tokens } : undefined;
+}
+
+/**
+ * The longest start (`'head'`) or end (`'tail'`) of a line made of whole runs of characters
+ * other than white space that has at most `cap` tokens and at least {@link MIN_SIDE} characters
+ * other than white space, with its token count; undefined when there is none.
+ */
+function edgeCut(line: string, cap: number, edge: 'head' | 'tail'): { text: string; tokens: number } | undefined {
+  let best: { text: string; tokens: number } | undefined;
+  const n = line.length;
+  const at = (k: number): number => line.charCodeAt(edge === 'head' ? k : n - 1 - k);
+  let solid = 0;
+  // Runs are added one at a time; each adds a token at least, so at most `cap + 1` are tried.
+  for (let k = 0, tries = 0; tries <= cap; tries++) {
+    while (k < n && isWs(at(k))) k++;
+    while (k < n && !isWs(at(k))) {
+      k++;
+      solid++;
+    }
+    if (k >= n) break; // the whole line: not an end of it
+    const text = edge === 'head' ? line.slice(0, k) : line.slice(n - k);
+    if (edge === 'tail' && EXTENDS.test(text)) break;
+    if (surelyOverToks(text, cap)) break;
+    const tokens = lenToks(text);
+    if (tokens > cap) break;
+    if (solid >= MIN_SIDE) best = { text, tokens };
+  }
+  return best;
+}
+
+const TWO_DIGITS = /\d\d/;
+const JOINT_START = /^¶ +/;
+const JOINT_END = / +¶ *$/;
+
+/** Budgets up to which a plain cut with a fragment on one side keeps only its other side. */
+const ONE_SIDED_MAX = 64;
+
+/**
+ * The plain middle cut of the whole text `w` (a result line, its prefix included) within
+ * `maxToks`: `cut`'s, moved off the runs of characters other than white space it splits
+ * ({@link chunkSides}). When that leaves fewer than {@link MIN_SIDE} characters on one side
+ * (`> … ()"`), and the budget is at most {@link ONE_SIDED_MAX}, the longest start of the text
+ * that fits is kept with the mark instead (its end, when only the start is short or the last
+ * line reports an error, and `prefix` is the plain `'> '`), should it hold that many; otherwise the moved cut, or `cut`'s own
+ * when moving it would not fit. A joint between lines beside the mark is dropped with the text.
+ */
+function plainCut(w: string, maxToks: number, cut: NonNullable<EvidenceCutOptions['cut']>, prefix = '> '): string {
+  const c = cut(w, maxToks);
+  const sides = cutSides(w, c);
+  if (sides === undefined) return c;
+  let [h, t] = chunkSides(w, sides[0], sides[1]);
+  // A joint between lines beside the mark goes with the text removed.
+  const jh = JOINT_END.exec(w.slice(Math.max(0, h - 8), h));
+  if (jh !== null) h -= jh[0].length;
+  const jt = JOINT_START.exec(w.slice(t, t + 8));
+  if (jt !== null && t + jt[0].length < w.length) t += jt[0].length;
+  let moved = c;
+  if (h !== sides[0] || t !== sides[1]) {
+    const text = w.slice(0, h) + (t < w.length ? EVIDENCE_CUT_MARK : EVIDENCE_CUT_MARK.trimEnd()) + w.slice(t);
+    if (lenToks(text) <= maxToks) moved = text;
+  }
+  // (A short side that holds a number of two digits or more is no fragment: it is kept.)
+  const headShort = solidLength(w.slice(0, h)) < MIN_SIDE + solidLength(prefix) && !TWO_DIGITS.test(w.slice(prefix.length, h)); // the prefix aside
+  const tailShort = solidLength(w.slice(t)) < MIN_SIDE && !TWO_DIGITS.test(w.slice(t));
+  if ((!headShort && !tailShort) || maxToks > ONE_SIDED_MAX) return moved;
+  const markToks = lenToks(EVIDENCE_CUT_MARK.trim());
+  // The end is kept rather than the start when the start is short, or when the last line reports an error.
+  // (Not past a prefix other than `> `: a media marker before the lines stays.)
+  if (prefix === '> ' && (!tailShort || (!headShort && isErrorLine(w.slice(w.lastIndexOf(JOIN) + 1))))) {
+    const lead = `>${EVIDENCE_CUT_MARK.trimEnd()} `;
+    const e = edgeCut(w, maxToks - lenToks(lead), 'tail');
+    // (A joint between lines at the cut goes with the text removed.)
+    const text = e === undefined ? '' : lead + e.text.replace(JOINT_START, '');
+    if (e !== undefined && lenToks(text) <= maxToks) return text;
+    if (!tailShort) return moved;
+  }
+  const e = edgeCut(w, maxToks - markToks, 'head');
+  const text = e === undefined ? '' : e.text.replace(JOINT_END, '') + EVIDENCE_CUT_MARK.trimEnd();
+  return e !== undefined && lenToks(text) <= maxToks ? text : moved;
+}
+
 /** Options of {@link evidenceCut}. */
 export interface EvidenceCutOptions {
   /** Put before the first line; default `'> '` (a result line). */
   prefix?: string;
-  /** The middle cut used for a long line and for the fallback; default `truncToksMid`. */
+  /**
+   * The middle cut used for a long line and for the fallback, before its sides are moved off the
+   * runs they split; default `truncToksMid`. It must join its head and tail with `' … '`.
+   */
   cut?: (s: string, maxToks: number) => string;
   /**
    * The same cut with the token count of its result (`tokens === lenToks(text)`), used for a
@@ -387,9 +566,10 @@ export interface EvidenceCutOptions {
  *   `splitlines`, each stripped, blank ones dropped — the lines `compactResult` joins.
  * @param maxToks the budget in tokens (a non-negative integer; 0 gives `''`).
  * @returns `prefix + lines.join(' ¶ ')` (`'>'` for no lines) when that fits; otherwise the kept
- *   pieces in their order, joined by `' ¶ '` or, where text was removed, by `' … '`; otherwise
- *   (fewer than two pieces fit) the plain middle cut of the whole, as the reference does. Never
- *   over `maxToks` tokens.
+ *   pieces in their order, joined by `' ¶ '` or, where text was removed, by `' … '` (never two
+ *   marks side by side); otherwise (fewer than two pieces fit) the plain middle cut of the whole,
+ *   its runs kept whole and a fragment side given up for more of the other. Never over
+ *   `maxToks` tokens.
  */
 export function evidenceCut(text: string, maxToks: number, opts: EvidenceCutOptions = {}): string {
   if (maxToks <= 0) return '';
@@ -417,7 +597,7 @@ export function evidenceCutLines(
   if (lines.length < 2 || maxToks < MIN_EVIDENCE) {
     // The plain cut (or the text whole) of cutPrepared, without preparing the lines.
     const w = typeof whole === 'string' ? whole : whole();
-    return !over && fitsToks(w, maxToks) ? w : (opts.cut ?? truncToksMid)(w, maxToks);
+    return !over && fitsToks(w, maxToks) ? w : plainCut(w, maxToks, opts.cut ?? truncToksMid);
   }
   return cutMemo(prepared(text, '> ', { lines, whole }), maxToks, opts, over);
 }
@@ -452,7 +632,7 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
   };
   if (!over && fitsToks(whole(), maxToks)) return whole();
   // The plain middle cut of the whole, made only when it is the answer (a long text costs to cut).
-  const plain = (): string => cut(whole(), maxToks);
+  const plain = (): string => plainCut(whole(), maxToks, cut, prefix);
   // Below MIN_EVIDENCE tokens pieces would be cut to a few tokens each: the plain cut reads better.
   if (lines.length < 2 || maxToks < MIN_EVIDENCE) return plain();
   // A kept line may take at most a quarter of the budget, a last line that reports an error two
@@ -467,6 +647,18 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
     used += u.tokens + 1; // the piece and its joint
     chosen.push(u);
     return true;
+  };
+  // The URLs and paths of line `i` that fit, each within `lineCap`.
+  const takeSpans = (i: number, lineCap: number): void => {
+    if (used + 2 > maxToks) return;
+    for (const s of lineSpans(prep, i)) {
+      // A span surely over its share or the room left is not taken: it need not be counted.
+      if (s.tokens < 0) {
+        if (surelyOverToks(s.text, Math.min(lineCap, maxToks - used - 1))) continue;
+        s.tokens = lenToks(s.text);
+      }
+      if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
+    }
   };
   // One entry of the keeping order: take the line, its spans or its middle cut if they fit.
   const consider = (i: number): void => {
@@ -488,16 +680,7 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
     // A long line with URLs or paths keeps those rather than its two ends (not the first and last
     // lines, whose ends say what the output is and how it ended).
     if (!fits && spanning) {
-      if (used + 2 <= maxToks) {
-        for (const s of lineSpans(prep, i)) {
-          // A span surely over its share or the room left is not taken: it need not be counted.
-          if (s.tokens < 0) {
-            if (surelyOverToks(s.text, Math.min(lineCap, maxToks - used - 1))) continue;
-            s.tokens = lenToks(s.text);
-          }
-          if (s.tokens <= lineCap) take({ line: i, start: s.start, whole: false, text: s.text, tokens: s.tokens });
-        }
-      }
+      takeSpans(i, lineCap);
       return;
     }
     // A cut line has at most lineCap tokens: cut it only when that much is left.
@@ -506,9 +689,28 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
       take({ line: i, start: 0, whole: true, text: line, tokens: n });
       return;
     }
-    const c = countedCut ? lineCut(countedCut, line, lineCap) : undefined;
-    const t = c ? c.text : cut(line, lineCap);
-    take({ line: i, start: 0, whole: true, text: t, tokens: c ? c.tokens : lenToks(t) });
+    const c = readableCut(line, lineCap, countedCut, cut);
+    if (c !== undefined) {
+      take({ line: i, start: 0, whole: true, text: c.text, tokens: c.tokens });
+      return;
+    }
+    // A cut too short to read: the line whole when it fits the room and twice its share, else
+    // its URLs and paths (the first and last lines too), else nothing.
+    const room2 = Math.min(maxToks - used - 1, 2 * lineCap);
+    if (capLen(prep, i, room2 + 1) <= room2) {
+      take({ line: i, start: 0, whole: true, text: line, tokens: capLen(prep, i, room2 + 1) });
+      return;
+    }
+    // The first line keeps its start, the last its end (its start when it reports an error).
+    if (i === 0 || i === last) {
+      const edge = i === 0 || isErr(prep, i) ? 'head' : 'tail';
+      const e = edgeCut(line, Math.min(lineCap, maxToks - used - 1), edge);
+      if (e !== undefined) {
+        take({ line: i, start: edge === 'head' ? 0 : line.length - e.text.length, whole: false, edge, text: e.text, tokens: e.tokens });
+        return;
+      }
+    }
+    if (hasSpan(prep, i)) takeSpans(i, lineCap);
   };
   // Every entry after the first two is a line other than the first and the last, whose cap is
   // the same. Once the room left is below that cap, such a line is taken only when it fits the

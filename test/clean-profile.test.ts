@@ -309,8 +309,8 @@ describe('code fences that a cut leaves closed', () => {
     expect(compactText(req, '§', 2, 'clean')).toBe(' … ');
     // Up to 24 tokens the pieces of its one line that fit are short (at most 32 characters): dropped.
     for (let k = 3; k <= 24; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
-    // From 25 the head's piece is longer: kept as a partial line, the mark after it.
-    const least = '§\n```\nunclosed fence in request x x x x …\n```\n§';
+    // From 25 the head's piece is longer: kept as a partial line, the mark after it (the budget it left tried again larger).
+    const least = '§\n```\nunclosed fence in request x x x x x x x x x …\n```\n§';
     expect(lenToks(least)).toBeLessThanOrEqual(25);
     expect(compactText(req, '§', 25, 'clean')).toBe(least);
     for (let k = 3; k <= 40; k++) {
@@ -388,7 +388,7 @@ describe('code fences that a cut leaves closed', () => {
     const f = '`'.repeat(40);
     const text = `Intro.\n\n${f}\n${Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\n')}\n${f}\n\nOutro text.`;
     const out = compactText(text, '»', 30, 'clean');
-    expect(out).toBe('» Intro.\n\n … \nOutro text. »');
+    expect(out).toBe('» Intro.\n\n …\nOutro text. »');
     expect(insideCode(`${out}\n\n***\n`, '***')).toEqual([]);
     const big = compactText(text, '»', 120, 'clean');
     expect(lenToks(big)).toBeLessThanOrEqual(120);
@@ -707,6 +707,12 @@ describe('inline code and strong emphasis across a cut', () => {
     // Inside strong emphasis on both sides: closed and opened again, the code span inside it too.
     expect(cleanProse(t, 18, { mark: '»' })).toBe('» Steps: **first read the whole** … **now** at the end. »');
     expect(cleanProse(t, 22, { mark: '»' })).toBe('» Steps: **first read the whole configuration** … **`.txt` now** at the end. »');
+    // `**` inside a code span is not emphasis; a run of three stars is not read; a delimiter is never written
+    // next to one of its own characters (it would merge with it).
+    const k = 'Use `**kwargs` here, and remember that a buffer of `2**10` bytes is the default size of the whole thing.';
+    expect(cleanProse(k, 16, { mark: '§' })).toBe('§ Use `**kwargs` here … size of the whole thing. §');
+    const g = 'Run ``git log --format=`%h` --since=yesterday`` to list the short hashes of every commit made since yesterday morning.';
+    expect(cleanProse(g, 20, { mark: '§' })).toBe('§ Run ``git log --format=`%`` … of every commit made since yesterday morning. §');
     // A line whose backticks do not pair is left as it is.
     const u = 'An odd ` backtick here, and then a long run of words that will certainly be cut somewhere in the middle of it all.';
     expect(cleanProse(u, 14, { mark: '»' })).toBe('» An odd ` backtick … middle of it all. »');
@@ -878,6 +884,8 @@ describe('the legend of flat documents', () => {
       " `» … »`: the AI's prose. In a reply, `!` opens a shell command the AI ran. `>` opens what the call or cell above returned. ` ¶ `",
     );
     expect(flatLegend(null, '▶ f()')).toContain(" `» … »`: the AI's prose. In a reply, `▶ name(…)` opens a tool call the AI made. ` ¶ `");
+    // An empty result is a `>` line alone: still named.
+    expect(flatLegend(null, '▶ f()\n>\n» ok »')).toContain('`>` opens what the call or cell above returned');
     // Prose alone: no word on calls, code or outputs.
     expect(flatLegend(null, '§ Hi §\n» Hello »')).toBe(
       "Condensed reading of a dialog notebook read from standard input by dlg-compact, cells in order. `§ … §`: the user's text (prompts, notes, raw cells). " +

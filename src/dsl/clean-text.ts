@@ -51,6 +51,10 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   const markToks = lenToks(CUT_MARK);
   const fixed = lenToks(pre) + (mark === null ? 0 : lenToks(` ${mark}`));
   let b = maxToks - fixed;
+  // The fullest cut that fits so far (by its tokens), and how often a cut that left much of
+  // the budget unused (whole lines of code kept, partial ones dropped) was tried again larger.
+  let best: { out: string; n: number } | null = null;
+  let regrows = 0;
   for (let tries = 0; b > markToks && tries < 16; tries++) {
     let spans = cutSpans(text, b, CUT_MARK, undefined, true);
     if (spans === null) {
@@ -73,13 +77,14 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
       // The code span first (it may lie inside the emphasis), then the emphasis.
       for (const at of [spanAt, strongAt]) {
         const h = at(text, parts.head);
-        if (h !== null && parts.head <= h.open + h.delim.length) {
+        // (a delimiter written next to one of its own characters would merge with it: dropped instead)
+        if (h !== null && (parts.head <= h.open + h.delim.length || text[parts.head - 1] === h.delim[0])) {
           parts.head = h.open;
           while (parts.head > 0 && isBlankAt(text, parts.head - 1)) parts.head--;
           close = '';
         } else if (h !== null) close += h.delim;
         const t = at(text, parts.tail);
-        if (t !== null && parts.tail >= t.close) {
+        if (t !== null && (parts.tail >= t.close || text[parts.tail] === t.delim[0])) {
           parts.tail = t.close + t.delim.length;
           while (parts.tail < text.length && isBlankAt(text, parts.tail)) parts.tail++;
           open = '';
@@ -100,11 +105,18 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     const closer = body.length === joined.length ? '' : body.slice(joined.length);
     const n = spliceToks(text, parts.head, parts.mid, parts.tail, Number.MAX_SAFE_INTEGER, pre, closer + end);
     if (n <= maxToks) {
-      const out = pre + body + end;
-      noteCount(out, n); // compacting the result again counts it once more
-      return out;
+      if (best === null || n > best.n) best = { out: pre + body + end, n };
+      if (maxToks - n < REGROW_SLACK || regrows >= REGROWS) break;
+      regrows++;
+      b += maxToks - n;
+      continue;
     }
+    if (best !== null) break; // a larger try that does not fit: the best one stands
     b -= Math.max(1, n - maxToks);
+  }
+  if (best !== null) {
+    noteCount(best.out, best.n); // compacting the result again counts it once more
+    return best.out;
   }
   // No room for text beside the delimiters: the delimiters around the cut mark (`§ … §`), so a
   // piece keeps its marks and never holds a broken fence; without delimiters, the plain
@@ -117,6 +129,11 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   const tiny = cleanTruncMid(full, maxToks, CUT_MARK);
   return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);
 }
+
+/** Unused tokens from which a cut that fits is tried again with a budget that much larger. */
+const REGROW_SLACK = 4;
+/** How often at most. */
+const REGROWS = 2;
 
 /** Lines longer than this (UTF-16 units) are not read for code spans. */
 const SPAN_LINE = 4000;
@@ -145,18 +162,37 @@ function strongAt(s: string, at: number): Inline | null {
   let le = s.indexOf('\n', at);
   if (le < 0) le = s.length;
   if (le - ls > SPAN_LINE) return null;
+  const first = s.indexOf('**', ls);
+  if (first < 0 || first >= le) return null;
+  const spans = codeSpans(s, ls, le);
   let before = 0;
   let after = 0;
   let open = -1;
   let close = -1;
-  for (let i = s.indexOf('**', ls); i >= 0 && i + 2 <= le; i = s.indexOf('**', i + 2)) {
-    if (i + 2 <= at) {
-      before++;
-      open = i;
-    } else if (i >= at) {
-      if (after === 0) close = i;
-      after++;
-    } else return null; // the cut splits a `**`
+  let span = 0;
+  for (let i = first; i < le; ) {
+    while (span < spans.length && spans[span]![1] <= i) span++;
+    if (span < spans.length && spans[span]![0] <= i) {
+      i = spans[span]![1]; // inside a code span: not emphasis
+      continue;
+    }
+    if (s.charCodeAt(i) !== 0x2a) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < le && s.charCodeAt(j) === 0x2a) j++;
+    if (j - i === 2) {
+      // (only a run of exactly two stars; `***` and longer are not read)
+      if (j <= at) {
+        before++;
+        open = i;
+      } else if (i >= at) {
+        if (after === 0) close = i;
+        after++;
+      } else return null; // the cut splits a `**`
+    }
+    i = j;
   }
   return before % 2 === 1 && after % 2 === 1 ? { open, close, delim: '**' } : null;
 }
@@ -168,17 +204,11 @@ function strongAt(s: string, at: number): Inline | null {
  * the next run of the same length closes it, unpaired runs are text). A line of more than
  * {@link SPAN_LINE} units is not read; spans across lines are not seen.
  */
-function spanAt(s: string, at: number): Inline | null {
-  if (at <= 0 || at >= s.length) return null;
-  const ls = s.lastIndexOf('\n', at - 1) + 1;
-  let le = s.indexOf('\n', at);
-  if (le < 0) le = s.length;
-  if (le - ls > SPAN_LINE) return null;
-  const tick = s.indexOf('`', ls);
-  if (tick < 0 || tick >= le) return null;
-  // Runs of the line as [start, length]; a span from a run to the next run of its length.
+/** The code spans of the line `s[ls, le)`, as [start of the opening run, end of the closing run), in order. */
+function codeSpans(s: string, ls: number, le: number): [number, number][] {
   const runs: [number, number][] = [];
-  for (let i = tick; i < le; ) {
+  const tick = s.indexOf('`', ls);
+  for (let i = tick < 0 ? le : tick; i < le; ) {
     if (s.charCodeAt(i) !== 0x60) {
       i++;
       continue;
@@ -188,15 +218,31 @@ function spanAt(s: string, at: number): Inline | null {
     runs.push([i, j - i]);
     i = j;
   }
+  const out: [number, number][] = [];
   for (let k = 0; k < runs.length; k++) {
     const [a, n] = runs[k]!;
     let m = k + 1;
     while (m < runs.length && runs[m]![1] !== n) m++;
     if (m >= runs.length) continue; // unpaired: text
-    const b = runs[m]![0];
-    if (a < at && at < b + n) return { open: a, close: b, delim: '`'.repeat(n) };
-    if (b >= at) return null;
+    out.push([a, runs[m]![0] + n]);
     k = m;
+  }
+  return out;
+}
+
+function spanAt(s: string, at: number): Inline | null {
+  if (at <= 0 || at >= s.length) return null;
+  const ls = s.lastIndexOf('\n', at - 1) + 1;
+  let le = s.indexOf('\n', at);
+  if (le < 0) le = s.length;
+  if (le - ls > SPAN_LINE) return null;
+  for (const [a, e] of codeSpans(s, ls, le)) {
+    if (a >= at) return null;
+    if (at < e) {
+      let n = 0;
+      while (s.charCodeAt(a + n) === 0x60) n++;
+      return { open: a, close: e - n, delim: '`'.repeat(n) };
+    }
   }
   return null;
 }

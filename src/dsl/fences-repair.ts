@@ -1177,7 +1177,7 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   const atLine = tail === 0 || s.charCodeAt(tail - 1) === 10;
   const fenceNext = tail < s.length && (looksLikeFence(s, tail) || (atLine && looksLikeFenceInside(s, tail)));
   // (a mark on a line of its own with nothing after it takes no space after it)
-  const after = fenceNext ? '\n' : (tail >= s.length || s.charCodeAt(tail) === 10) && before !== ' …' ? '' : ' ';
+  const after = fenceNext ? '\n' : (tail >= s.length && before !== ' …') || s.charCodeAt(tail) === 10 ? '' : ' ';
   return { head, mid: before + after, tail };
 }
 

@@ -44,7 +44,8 @@ const MEDIA = /\[(?:\d+ × )?[a-z0-9.+-]+\/[a-z0-9.+-]+ \d+(?:\.\d)? (?:B|KB|MB)
 function sigilsIn(body: string | undefined): Sigils {
   if (body === undefined) return { shell: true, call: true, code: true, output: true, media: true };
   const atLine = (p: string): boolean => body.startsWith(p) || body.includes(`\n${p}`);
-  const output = atLine('> ');
+  // (an empty result or output is a `>` line alone)
+  const output = atLine('> ') || body === '>' || body.startsWith('>\n') || body.includes('\n>\n') || body.endsWith('\n>');
   return { shell: atLine('! '), call: atLine('▶ '), code: atLine('#_'), output, media: output && MEDIA.test(body) };
 }
 

@@ -326,12 +326,13 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
     let c = cut(k);
     if (!ok(c)) continue;
     // The first cut tried fits: one laid out by lines may have left room. Larger budgets are
-    // tried while one of a few in a row still fits, the last that fits kept.
+    // tried while one of a few in a row still fits, the one that keeps most of the code kept.
     if (clean !== undefined && k === first) {
+      const kept = (x: CutParts | string): number => (typeof x === 'string' ? x.length : x.head + body.length - x.tail);
       for (let j = k + 1, miss = 0; j <= top && miss < CLIMB_MISSES; j++) {
         const d = cut(j);
         if (ok(d)) {
-          c = d;
+          if (kept(d) > kept(c)) c = d;
           miss = 0;
         } else miss++;
       }
@@ -360,16 +361,25 @@ export function bashCall(command: string, maxToks: number, profile: Profile = 'r
 /**
  * A call's rendering `s` cut for the clean profile so that it keeps its lead, `s.slice(0, lead)`
  * (`▶ name(` of a tool call, `! program` of a shell command), which says what was run: the
- * middle cut when its head holds the lead; else, at budgets that small, the first of `short`
- * (the lead and a cut mark: `▶ name(…)`, `▶ name …`, `! wc …`) that fits `maxToks` tokens;
- * else the middle cut (`▶ … ')`).
+ * middle cut when its head holds the lead; else the first of `short` (the lead and a cut
+ * mark: `▶ name(…)`, `▶ name …`, `! wc …`) that fits `maxToks` tokens, when it takes all but
+ * at most {@link LEAD_SLACK} tokens of them (a larger budget keeps the middle cut, arguments
+ * and all); else the middle cut (`▶ … ')`).
  */
 function leadFirst(s: string, lead: number, short: readonly string[], maxToks: number): string {
   const cut = cleanTruncMid(s, maxToks, CUT_MARK, true);
   if (cut === s || cut.startsWith(s.slice(0, lead))) return cut;
-  for (const t of short) if (fitsToks(t, maxToks)) return t;
+  // Only where the lead alone takes about the whole budget: with more, the middle cut keeps
+  // arguments too, and the lead's start.
+  for (const t of short) {
+    const n = lenToks(t);
+    if (n <= maxToks) return n + LEAD_SLACK >= maxToks ? t : cut;
+  }
   return cut;
 }
+
+/** Tokens of budget beyond a call's lead form up to which {@link leadFirst} writes that form. */
+const LEAD_SLACK = 3;
 
 /**
  * Any other tool call: `'▶ ' + name + '(' + k1=repr(v1), k2=repr(v2), … + ')'`, keys in the

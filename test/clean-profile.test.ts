@@ -384,6 +384,11 @@ describe('code fences that a cut leaves closed', () => {
     expect(hasFenceRun('')).toBe(false);
   });
 
+  it('a code cell with a CRLF fence line inside gets a longer fence in the clean profile (the reference reads lines at \\n only)', () => {
+    expect(fencedCode('```\r\nx = 1', 100, 'clean')).toBe('````python\n```\r\nx = 1\n````');
+    expect(fencedCode('```\r\nx = 1', 100, 'reference')).toBe('```python\n```\r\nx = 1\n```');
+  });
+
   it('bad input: a fence of 40 backticks', () => {
     const f = '`'.repeat(40);
     const text = `Intro.\n\n${f}\n${Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\n')}\n${f}\n\nOutro text.`;

@@ -233,12 +233,16 @@ export function compactResult(s: string, maxToks: number, profile: Profile = 're
 }
 
 const FENCE_LINE = /( {0,3})(`{3,})[ \t]*(?=\n|$)/y;
+/** The same with a `\r` before the line break (a CRLF line), which Markdown reads as a fence line too. */
+const FENCE_LINE_CR = /( {0,3})(`{3,})[ \t]*(?=\r?\n|\r?$)/y;
 
 /**
  * Longest run of backticks on a line that is only 0–3 spaces, ≥ 3 backticks and optional
- * spaces/tabs. Lines are split at `\n` only (Python `re.MULTILINE` semantics, SPEC §1).
+ * spaces/tabs. Lines are split at `\n` only (Python `re.MULTILINE` semantics, SPEC §1); with
+ * `crlf` (the clean profile) a line may end with `\r` too.
  */
-function longestFenceRun(code: string): number {
+function longestFenceRun(code: string, crlf = false): number {
+  const fenceLine = crlf ? FENCE_LINE_CR : FENCE_LINE;
   if (!code.includes('```')) return 0; // no run of three backticks: no fence-like line
   let best = 0;
   let start = 0;
@@ -248,8 +252,8 @@ function longestFenceRun(code: string): number {
     // cheap pre-check: a fence line has a backtick within its first 4 characters
     const head = code.slice(start, Math.min(end, start + 4));
     if (head.includes('`')) {
-      FENCE_LINE.lastIndex = start;
-      const m = FENCE_LINE.exec(code);
+      fenceLine.lastIndex = start;
+      const m = fenceLine.exec(code);
       if (m && m.index === start) best = Math.max(best, m[2]!.length);
     }
     if (nl < 0) break;
@@ -290,7 +294,7 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   needString(code, 'fencedCode', 'code');
   checkBudget(maxToks, 'fencedCode');
   const body = pyStrip(code);
-  const fence = '`'.repeat(Math.max(3, longestFenceRun(body) + 1));
+  const fence = '`'.repeat(Math.max(3, longestFenceRun(body, profile === 'clean') + 1));
   const pre = `${fence}python\n`;
   const suf = `\n${fence}`;
   const full = pre + body + suf;

@@ -138,6 +138,18 @@ const REGROWS = 2;
 /** Lines longer than this (UTF-16 units) are not read for code spans. */
 const SPAN_LINE = 4000;
 
+/**
+ * The line of `s` that holds a cut at offset `at` (inside the text), as [start, end), or
+ * `null` at either end of the text or for a line of more than {@link SPAN_LINE} units.
+ */
+function lineAround(s: string, at: number): [number, number] | null {
+  if (at <= 0 || at >= s.length) return null;
+  const ls = s.lastIndexOf('\n', at - 1) + 1;
+  let le = s.indexOf('\n', at);
+  if (le < 0) le = s.length;
+  return le - ls > SPAN_LINE ? null : [ls, le];
+}
+
 /** Is `s[i]` a space or a tab? */
 function isBlankAt(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
@@ -157,11 +169,9 @@ interface Inline {
  * `null` otherwise, and for a line of more than {@link SPAN_LINE} units.
  */
 function strongAt(s: string, at: number): Inline | null {
-  if (at <= 0 || at >= s.length) return null;
-  const ls = s.lastIndexOf('\n', at - 1) + 1;
-  let le = s.indexOf('\n', at);
-  if (le < 0) le = s.length;
-  if (le - ls > SPAN_LINE) return null;
+  const line = lineAround(s, at);
+  if (line === null) return null;
+  const [ls, le] = line;
   const first = s.indexOf('**', ls);
   if (first < 0 || first >= le) return null;
   const spans = codeSpans(s, ls, le);
@@ -231,11 +241,9 @@ function codeSpans(s: string, ls: number, le: number): [number, number][] {
 }
 
 function spanAt(s: string, at: number): Inline | null {
-  if (at <= 0 || at >= s.length) return null;
-  const ls = s.lastIndexOf('\n', at - 1) + 1;
-  let le = s.indexOf('\n', at);
-  if (le < 0) le = s.length;
-  if (le - ls > SPAN_LINE) return null;
+  const line = lineAround(s, at);
+  if (line === null) return null;
+  const [ls, le] = line;
   for (const [a, e] of codeSpans(s, ls, le)) {
     if (a >= at) return null;
     if (at < e) {

@@ -5,8 +5,10 @@
 //   n | |H| + |S| | |Z| | Z | R
 // The n tokens are sorted by their bytes and front-coded: H holds, for each, the length of the
 // prefix it shares with the previous token and the length of the rest (a byte each), S the
-// rests' bytes; Z is H then S compressed with raw DEFLATE (level 9), one stream. R holds each
-// sorted token's rank in 18 bits, most significant bit first. The whole is written as text in
+// rests' bytes; Z is H then S compressed with raw DEFLATE (level 9), one stream. R holds the
+// sorted tokens' ranks three at a time, each three (r0, r1, r2) as the number r0 + n r1 + n^2 r2
+// (below n^3 < 2^53) in 53 bits, most significant bit first (a last group short of three has
+// zeros), then 4 zero bytes. The whole is written as text in
 // base 91: its bits, most significant first and zero-padded, in groups of 13 (a value below
 // 8192 = 2^13 <= 91^2), each group v as two characters ALPHABET[v % 91], ALPHABET[floor(v / 91)].
 // The alphabet is printable ASCII and the space without the three quotes and the backslash, so
@@ -62,11 +64,20 @@ function pack(toks) {
     prev = t;
   });
   const S = Buffer.concat(parts);
-  const R = Buffer.alloc(Math.ceil((n * 18) / 8));
+  // Ranks three at a time, as one number below n^3 < 2^53 (r0 + n r1 + n^2 r2), in 53 bits;
+  // 4 zero bytes after them, so that a reader may always take 8 bytes at a group's start.
+  if (n ** 3 > 2 ** 53) throw new Error('too many tokens for three ranks in 53 bits');
+  const groups = Math.ceil(n / 3);
+  const R = Buffer.alloc(Math.ceil((groups * 53) / 8) + 4);
   let bit = 0;
-  for (const r of order) {
-    if (r >= 1 << 18) throw new Error('rank too large for the layout');
-    for (let b = 17; b >= 0; b--, bit++) if ((r >> b) & 1) R[bit >> 3] |= 0x80 >> (bit & 7);
+  const put = (v, k) => {
+    for (let b = k - 1; b >= 0; b--, bit++) if (Math.floor(v / 2 ** b) % 2 === 1) R[bit >> 3] |= 0x80 >> (bit & 7);
+  };
+  for (let g = 0; g < groups; g++) {
+    const [a = 0, b = 0, c = 0] = order.slice(3 * g, 3 * g + 3);
+    const v = a + n * b + n * n * c;
+    put(Math.floor(v / 2 ** 21), 32);
+    put(v % 2 ** 21, 21);
   }
   const Z = deflateRawSync(Buffer.concat([H, S]), { level: 9, memLevel: 9 });
   const head = Buffer.alloc(12);

@@ -141,9 +141,9 @@ function viewsOf(buf: ArrayBufferLike): Table {
 }
 
 /**
- * Decode the packed table: inflate the front-coded lengths and bytes, rebuild each token (in
- * byte order) from its predecessor, read its 18-bit rank, and fill the rank arrays, the short
- * tables and the hash.
+ * Decode the packed table: inflate the front-coded lengths and bytes, read the ranks (three
+ * to a 53-bit number), rebuild each token (in byte order) from its predecessor, and fill the
+ * rank arrays, the short tables and the hash.
  */
 function loadTable(): Table {
   const packed = unbase91(PACKED, PACKED_BYTES);
@@ -156,6 +156,23 @@ function loadTable(): Table {
   const HS = hostInflate === undefined ? inflateRaw(z, hsLen) : hostInflate(z);
   if (HS.length !== hsLen) throw new Error('tokens: malformed packed rank table');
   const R = packed.subarray(12 + zLen);
+  // The ranks, three to a 53-bit number (r0 + n r1 + n^2 r2), in byte order of the tokens.
+  const ranks = new Int32Array(n);
+  for (let g = 0, bit = 0; 3 * g < n; g++, bit += 53) {
+    const o = bit >> 3;
+    const sh = bit & 7;
+    if (o + 8 > R.length) throw new Error('tokens: malformed packed rank table');
+    const w1 = ((R[o]! << 24) | (R[o + 1]! << 16) | (R[o + 2]! << 8) | R[o + 3]!) >>> 0;
+    const w2 = ((R[o + 4]! << 24) | (R[o + 5]! << 16) | (R[o + 6]! << 8) | R[o + 7]!) >>> 0;
+    const hi = (sh === 0 ? w1 : (w1 << sh) | (w2 >>> (32 - sh))) >>> 0;
+    const lo = ((w2 << sh) >>> 0) >>> 11;
+    let v = hi * 2 ** 21 + lo;
+    for (let k = 3 * g; k < 3 * g + 3 && k < n; k++) {
+      const r = v % n;
+      ranks[k] = r;
+      v = (v - r) / n;
+    }
+  }
   let nBytes = 0;
   let maxLen = 0;
   for (let i = 0; i < n; i++) {
@@ -195,10 +212,7 @@ function loadTable(): Table {
       hash = Math.imul(hash ^ b, 0x01000193);
       fnv[k + 1] = hash;
     }
-    const bit = 18 * i;
-    const o = bit >> 3;
-    const word = ((R[o]! << 16) | (R[o + 1]! << 8) | R[o + 2]!) >>> 0;
-    const r = ((word << (bit & 7)) >>> 6) & 0x3ffff;
+    const r = ranks[i]!;
     if (r >= n || lens[r] !== 0) throw new Error('tokens: malformed packed rank table');
     offs[r] = at;
     lens[r] = len;

@@ -285,7 +285,8 @@ export function cutSpans(s: string, maxToks: number, mark = ' … ', refCut?: (k
     if (regrow && k === maxToks && best.tokens < maxToks && maxToks <= REGROW_MAX && refCut === undefined) {
       for (let more = k + 1; more <= k + REGROW_TRIES; more++) {
         const c = at(more);
-        if (c.tokens !== OVER && c.head - c.tail > best.head - best.tail) best = c;
+        // (never a shorter head: a text's start says most of what it is about)
+        if (c.tokens !== OVER && c.head >= best.head && c.head - c.tail > best.head - best.tail) best = c;
       }
     }
     return best;

@@ -307,8 +307,11 @@ describe('code fences that a cut leaves closed', () => {
   it('a budget too small for a fenced text beside its marks keeps the marks around the cut mark', () => {
     const req = `\`\`\`\nunclosed fence in request ${'x '.repeat(3000)}`;
     expect(compactText(req, '§', 2, 'clean')).toBe(' … ');
-    // Up to 24 tokens the pieces of its one line that fit are short (at most 32 characters): dropped.
-    for (let k = 3; k <= 24; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
+    // Up to 12 tokens nothing of its one line fits beside the marks and the fence.
+    for (let k = 3; k <= 12; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
+    // From 13 a piece of 12 characters or more is kept, though short pieces of lines are dropped elsewhere,
+    // since whole lines would leave the block empty.
+    expect(compactText(req, '§', 13, 'clean')).toBe('§\n```\nunclosed fence …\n```\n§');
     // From 25 the head's piece is longer: kept as a partial line, the mark after it (the budget it left tried again larger).
     const least = '§\n```\nunclosed fence in request x x x x x x x x x …\n```\n§';
     expect(lenToks(least)).toBeLessThanOrEqual(25);
@@ -486,6 +489,13 @@ describe('code fences that a cut leaves closed', () => {
     expect(joinCut('intro\n```\ncode line\nmore', 14, 24)).toBe('intro\n```\n…');
     // A tail that starts inside a line of code starts at the next line (here in the same block: the mark a line of it).
     expect(joinCut('```\none\ntwo three\nfour\n```\nend', 8, 12)).toBe('```\none\n…\nfour\n```\nend');
+    // Whole lines that would leave one block with the mark alone: its pieces of 12 characters or more are kept
+    // (here both, on one line: the inline mark).
+    const wide = '```\nalpha_beta_gamma = compute_all_values(first_argument, second_argument)\n```\nend';
+    expect(joinCut(wide, 30, 58)).toBe('```\nalpha_beta_gamma = compute … second_argument)\n```\nend');
+    // Shorter pieces are not worth it: the block keeps the mark alone.
+    const two = '```\ndef f(x):\n    return x\n```\nend';
+    expect(joinCut(two, 7, 20)).toBe('```\n…\n```\nend');
     // In two blocks, a head left with no code of its block drops the block; a long piece of a line is kept.
     expect(joinCut('```\nab\n```\ntext\n```\nz', 5, 16)).toBe(' …\n```\nz');
     const long = `\`\`\`\n${'w'.repeat(60)}\n\`\`\`\ntext\n\`\`\`\nz`;

@@ -1123,6 +1123,8 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   // A side that ends or starts inside fenced code keeps whole lines of it where the partial
   // line holds little (at most PARTIAL_LINE characters after its indentation): the head's last
   // line goes, and the tail starts at the next line (the state there is the one read).
+  const cutHead = head;
+  const cutTail = tail;
   if (hOpen !== null && head > 0 && s.charCodeAt(head - 1) !== 10 && lineEnd(s, head, s.length) > head) {
     const hl = s.lastIndexOf('\n', head - 1) + 1;
     if (head - skipBlank(s, hl, head) <= PARTIAL_LINE) head = hl;
@@ -1139,8 +1141,14 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
     // The head and the tail in the same fenced block: the cut is laid out as a cut of code
     // (lineCutParts: the mark a line of the block, short partial lines dropped), where the
     // joined text reads the tail as that block's code up to where it ends in `s`.
-    const c = lineCutParts(s, { head, mid: CUT_MARK, tail }, CUT_MARK, reach, (hOpen as OpenFence).prefix) as { head: number; mid: string; tail: number };
-    if ((last < 0 || c.tail <= Math.max(tail, last)) && reopens(s, c.head, c.mid, c.tail, last, closed, start)) return c;
+    // Whole lines that would leave the block no code on either side: its partial pieces
+    // instead, those of at least MIN_PIECE characters (`def` and `(3))` say nothing).
+    const empty = !codeBefore(s, head) && !codeAfter(s, tail);
+    const h = empty && cutHead - skipBlank(s, s.lastIndexOf('\n', cutHead - 1) + 1, cutHead) >= MIN_PIECE ? cutHead : head;
+    const te = lineEnd(s, cutTail, s.length);
+    const t = empty && te - skipBlank(s, cutTail, te) >= MIN_PIECE ? cutTail : tail;
+    const c = lineCutParts(s, { head: h, mid: CUT_MARK, tail: t }, CUT_MARK, reach, (hOpen as OpenFence).prefix) as { head: number; mid: string; tail: number };
+    if ((last < 0 || c.tail <= Math.max(t, last)) && reopens(s, c.head, c.mid, c.tail, last, closed, start)) return c;
   }
   if (hOpen !== null) {
     const hf: OpenFence = hOpen;
@@ -1182,10 +1190,40 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
 }
 
 /**
+ * Does a head ending at `head` inside fenced code keep some of it: is there a line that is not
+ * blank between the fence's opening line and `head` (read back to the first line that is not
+ * blank, which is code unless it is a fence line)?
+ */
+function codeBefore(s: string, head: number): boolean {
+  for (let x = head - 1; x >= 0; ) {
+    if (s.charCodeAt(x) === 10) x--;
+    const q = x < 0 ? 0 : s.lastIndexOf('\n', x) + 1;
+    if (!isBlank(s, q, x + 1)) return !looksLikeFenceInside(s, q);
+    x = q - 1;
+  }
+  return false;
+}
+
+/** Does a tail starting at `tail` inside fenced code keep some of it (the first line that is not blank, not a fence line)? */
+function codeAfter(s: string, tail: number): boolean {
+  for (let i = tail; i < s.length; ) {
+    const e = lineEnd(s, i, s.length);
+    if (!isBlank(s, i, e)) return !looksLikeFenceInside(s, s.lastIndexOf('\n', i - 1) + 1);
+    const nl = s.indexOf('\n', i);
+    if (nl < 0) break;
+    i = nl + 1;
+  }
+  return false;
+}
+
+/**
  * The longest piece of a line of fenced code (characters after its indentation) that a cut in
  * prose drops rather than keep as a partial line (the reach of a word-whole cut).
  */
 const PARTIAL_LINE = 32;
+
+/** The shortest piece of a line of code (characters) kept where whole lines would leave a block empty. */
+const MIN_PIECE = 12;
 
 /** Is `s.slice(from, to)` only spaces, tabs and line breaks (or empty)? */
 function isBlank(s: string, from: number, to: number): boolean {

@@ -22,6 +22,7 @@
  * section. Linear in the text: each line is read once, a line of many markers and a blank line
  * in a deep nesting included.
  */
+import { lowerBound } from '../chat/fences.js';
 import { lineCutParts } from './code-cut.js';
 
 /** The mark of a middle cut. */
@@ -370,14 +371,8 @@ class Blocks {
   /** The index of the first block quote in `stack` at or after `from`, or the stack's length. */
   private quoteFrom(from: number): number {
     const q = this.quotes;
-    let lo = 0;
-    let hi = q.length;
-    while (lo < hi) {
-      const m = (lo + hi) >> 1;
-      if (q[m]! < from) lo = m + 1;
-      else hi = m;
-    }
-    return lo < q.length ? q[lo]! : this.stack.length;
+    const at = lowerBound(q, from);
+    return at < q.length ? q[at]! : this.stack.length;
   }
 
   /**

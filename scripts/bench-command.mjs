@@ -150,7 +150,7 @@ try {
     for (const [k, label, , target] of rows) {
       const m = fig(mine[k]);
       const theirs = otherCli ? `; ${against}: ${fig(other[k]).text}` : '';
-      console.log(`${`${label}:`.padEnd(10)} ${m.w.toFixed(0)} ms, ${m.text} (target <= ${target}x)${theirs}`);
+      console.log(`${`${label}:`.padEnd(10)} ${m.w.toFixed(0)} ms, ${m.text} (target <= ${target}x: ${m.w / b.wall <= target ? 'met' : 'not met'})${theirs}`);
     }
   }
 
@@ -176,7 +176,7 @@ try {
       for (const mode of ['flat', 'dialog']) {
         const mine = run(cli, mode);
         const theirs = otherCli ? `; ${against}: ${ratio(run(otherCli, mode), base)}` : '';
-        console.log(`dlg-compact (${mode}):${' '.repeat(7 - mode.length)}peak RSS ${mine.toFixed(0)} MB, ${ratio(mine, base)} (target <= 1.25x)${theirs}`);
+        console.log(`dlg-compact (${mode}):${' '.repeat(7 - mode.length)}peak RSS ${mine.toFixed(0)} MB, ${ratio(mine, base)} (target <= 1.25x: ${mine / base <= 1.25 ? 'met' : 'not met'})${theirs}`);
       }
     }
   }
@@ -205,7 +205,7 @@ try {
       const c2 = med(two.map((t) => t.cpu));
       console.log(
         `${label}200 small dialogs: --jobs 1 ${w1.toFixed(0)} ms (CPU ${c1.toFixed(0)} ms), --jobs 2 ${w2.toFixed(0)} ms (CPU ${c2.toFixed(0)} ms): ` +
-          `${(w1 / w2).toFixed(2)}x faster (target >= 1.6x on 2 cores), ${(c2 / c1).toFixed(2)}x the CPU`,
+          `${(w1 / w2).toFixed(2)}x faster (target >= 1.6x on 2 cores: ${w1 / w2 >= 1.6 ? 'met' : 'not met'}), ${(c2 / c1).toFixed(2)}x the CPU`,
       );
     });
   }

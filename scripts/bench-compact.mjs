@@ -144,7 +144,7 @@ const mb = (totalBytes / 1e6).toFixed(1);
 const row = (label, key, target) => {
   const t = mine[key];
   let line = `${label.padEnd(46)} cpu ${t.cpu.toFixed(0).padStart(6)} ms  wall ${t.wall.toFixed(0).padStart(6)} ms  ${t.ratio.toFixed(2).padStart(5)}x the JSON floor (wall ${t.wallRatio.toFixed(2)}x)`;
-  if (target) line += ` (target <= ${target}x)`;
+  if (target) line += ` (target <= ${target}x: ${t.ratio <= target ? 'met' : 'not met'})`;
   if (theirs) line += `; ${against}: ${theirs[key].ratio.toFixed(2)}x (this / that ${(t.ratio / theirs[key].ratio).toFixed(2)})`;
   console.log(line);
 };

@@ -176,7 +176,9 @@ try {
       for (const mode of ['flat', 'dialog']) {
         const mine = run(cli, mode);
         const theirs = otherCli ? `; ${against}: ${ratio(run(otherCli, mode), base)}` : '';
-        console.log(`dlg-compact (${mode}):${' '.repeat(7 - mode.length)}peak RSS ${mine.toFixed(0)} MB, ${ratio(mine, base)} (target <= 1.25x: ${mine / base <= 1.25 ? 'met' : 'not met'})${theirs}`);
+        console.log(
+          `dlg-compact (${mode}):${' '.repeat(7 - mode.length)}peak RSS ${mine.toFixed(0)} MB, ${ratio(mine, base)} (target <= 1.25x: ${mine / base <= 1.25 ? 'met' : 'not met'})${theirs}`,
+        );
       }
     }
   }

@@ -75,6 +75,29 @@ describe('middle cuts from offsets', () => {
     );
   });
 
+  it('come back in the same form whatever was cut or counted before (parts stay parts)', () => {
+    // A cut at 20 tokens first left a record of the text's end too short for the tail at 15,
+    // and the cut at 15 came back as decoded text, which its callers read with other spans.
+    const s = 'Intro.\n\n<!--\nlorem ipsum dolor sit amet, consectetur adipiscing elit\n-->\n\n```\ncode -->\n```\n\nafter text';
+    tokensInternals.clearCache();
+    expect(midCutParts(s, 15, ' … ', true)(15)).toEqual({ head: 24, mid: ' … ', tail: 78 });
+    tokensInternals.clearCache();
+    midCutParts(s, 20, ' … ', true)(20);
+    expect(midCutParts(s, 15, ' … ', true)(15)).toEqual({ head: 24, mid: ' … ', tail: 78 });
+    fc.assert(
+      fc.property(text(600), fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 80 }), fc.integer({ min: 0, max: 2 }), (x, k1, k2, how) => {
+        tokensInternals.clearCache();
+        const fresh = midCutParts(x, k2, ' … ', true)(k2);
+        tokensInternals.clearCache();
+        if (how === 0) midCutParts(x, k1, ' … ', true)(k1);
+        if (how === 1) fitsToks(x, k1);
+        if (how === 2) midCuts(x, k1 + 5)(k1);
+        expect(midCutParts(x, k2, ' … ', true)(k2)).toEqual(fresh);
+      }),
+      fcParams(300),
+    );
+  });
+
   it('give parts of the text where no character is split, the decoded text elsewhere', () => {
     const s = 'abc '.repeat(100);
     const c = midCutParts(s, 20, ' … ', true)(20);

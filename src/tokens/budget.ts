@@ -458,16 +458,23 @@ function cutsOf(s: string, maxToks: number, mark: string, oneBudget = true, asPa
         const base = i > 0 ? f.cums[i - 1]! : 0;
         tl = base === x ? (i > 0 ? f.ends[i - 1]! : 0) : unitsBefore(s, f.ends[i]!, idBytes(front, x, f.cums[i]!, t));
       } else {
+        if (ids.length < b) return null;
         const rec = f.rec;
-        if (rec === undefined || rec.cums.length === 0) return null;
-        const cnt = rec.cums.length;
-        const total = rec.cums[cnt - 1]!;
-        if (total < b || ids.length < b) return null;
-        const x = total - b;
-        const i = firstAtLeast(rec.cums, cnt, x + 1);
-        const base = i > 0 ? rec.cums[i - 1]! : 0;
-        const off = ids.length - b; // the tail's ids of piece i start here
-        tl = base === x ? (i > 0 ? rec.ends[i - 1]! : rec.from) : unitsBefore(s, rec.ends[i]!, idBytes(ids, off, off + rec.cums[i]! - x, t));
+        const cnt = rec === undefined ? 0 : rec.cums.length;
+        const total = cnt > 0 ? rec!.cums[cnt - 1]! : 0;
+        if (total >= b) {
+          // From the pieces of the text's end: the piece holding the tail's first id.
+          const x = total - b;
+          const i = firstAtLeast(rec!.cums, cnt, x + 1);
+          const base = i > 0 ? rec!.cums[i - 1]! : 0;
+          const off = ids.length - b; // the tail's ids of piece i start here
+          tl = base === x ? (i > 0 ? rec!.ends[i - 1]! : rec!.from) : unitsBefore(s, rec!.ends[i]!, idBytes(ids, off, off + rec!.cums[i]! - x, t));
+        } else {
+          // The record kept is another budget's and holds fewer ids (or none): the tail's bytes,
+          // counted back from the text's end, say where it starts. Either way a cut comes back
+          // as parts whatever was cut before, so its callers read the same spans.
+          tl = unitsBefore(s, n, idBytes(ids, ids.length - b, ids.length, t));
+        }
       }
       if (tl < 0 || tl < head) return null;
     }

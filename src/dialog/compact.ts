@@ -10,7 +10,7 @@ import { isCompactedGiven, replyPieces, type Piece } from '../dsl/compact-reply.
 import { joinCompacts } from '../dsl/continuation.js';
 import { fmt2hist } from '../chat/index.js';
 import type { Msg } from '../chat/index.js';
-import { lenToks, truncToksMid, type ClassTokens } from '../tokens/index.js';
+import { fitsToks, lenToks, truncToksMid, type ClassTokens } from '../tokens/index.js';
 import { isRecordCell, type DialogLike as Dialog, type MessageLike as Message } from './cells.js';
 import { atCell, requireDialog } from './cell-errors.js';
 import { cleanProse } from '../dsl/clean-text.js';
@@ -264,9 +264,10 @@ export function fitFlatDocument(
 ): { text: string; report: FitReport } {
   // Replies parsed and rich outputs viewed once for all the probes of the search.
   const memo = flatMemo();
+  const floors = new Map<number, Map<number, string>>();
   const cells = {
     count: d.messages.length,
-    pieces: (i: number, p: Policy) => flatCell(d, i, p, memo),
+    pieces: (i: number, p: Policy) => withErrorFloor(d, i, p, flatCell(d, i, p, memo), floors, memo),
     rendered: (i: number) => !d.messages[i]!.skipped && !isRecordCell(d.messages[i]!),
     closesTurn: (i: number) => d.messages[i]!.type === 'prompt',
     isNote: (i: number) => d.messages[i]!.type === 'note' || d.messages[i]!.type === 'raw',
@@ -274,6 +275,61 @@ export function fitFlatDocument(
     hasCode: (i: number) => d.messages[i]!.type === 'code' && d.messages[i]!.content.trim() !== '',
   };
   return fitFlat(cells, resolvePolicy(policy), checkMaxTokens(maxTokens, 'fitFlatDocument'), wrap);
+}
+
+/**
+ * The most tokens a tool result or code output may have, whole, to keep a floor of its own in a
+ * fitted flat document when it reports an error (docs/differences.md, rule 38).
+ */
+export const ERROR_FLOOR_MAX = 24;
+
+/**
+ * A line that reports an error: an error or exception name, a traceback, `error`, `fatal`,
+ * `failed`, a missing file or command, a denied permission, a crash, or a non-zero exit code.
+ */
+const REPORTS_ERROR =
+  /\b(?:\w*(?:Error|Exception)|Traceback|error|ERROR|fatal|FATAL|FAIL(?:ED)?|[Ff]ailed|Permission denied|No such file or directory|command not found|Segmentation fault|Killed|Aborted)\b|\bexit(?:ed)?(?: with)?(?: code| status)[ :=]*[1-9]\d*\b|\breturned non-zero\b/;
+
+/** A text short enough (in UTF-16 units) to be a whole result of at most ERROR_FLOOR_MAX tokens, and more. */
+const ERROR_TEXT_MAX = ERROR_FLOOR_MAX * 16;
+
+/** Whether a raw result or output text may be a short error result (the rendering decides). */
+function mayBeShortError(text: string): boolean {
+  return text.length <= ERROR_TEXT_MAX && REPORTS_ERROR.test(text);
+}
+
+/**
+ * A fitted flat cell's pieces with its short error results whole (clean profile): each tool
+ * result or code output whose whole rendering has at most {@link ERROR_FLOOR_MAX} tokens and
+ * reports an error keeps that rendering at any budget, as a floor of its own. Which pieces
+ * these are is found once per cell (`floors`), from a rendering with unlimited result budgets:
+ * a cell's pieces stand at the same places whatever its budgets.
+ */
+function withErrorFloor(d: Dialog, i: number, p: Policy, pieces: Piece[] | null, floors: Map<number, Map<number, string>>, memo: FlatMemo): Piece[] | null {
+  if (pieces === null || p.profile !== 'clean') return pieces;
+  let floor = floors.get(i);
+  if (floor === undefined) {
+    floor = new Map();
+    const m = d.messages[i]!;
+    const candidate =
+      m.type === 'code'
+        ? mayBeShortError(outputView(m, true, memo))
+        : m.type === 'prompt' &&
+          parsedReply(m, memo).some((x) => x.role === 'tool' && x.content.some((c) => c.type === 'tool_result' && mayBeShortError(c.text)));
+    if (candidate) {
+      const whole = flatCell(d, i, { ...p, resultToks: Number.MAX_SAFE_INTEGER }, memo) ?? [];
+      whole.forEach((x, k) => {
+        const result = x.cls === 'results' || (m.type === 'code' && k === 2);
+        if (result && REPORTS_ERROR.test(x.text) && fitsToks(x.text, ERROR_FLOOR_MAX)) floor!.set(k, x.text);
+      });
+    }
+    floors.set(i, floor);
+  }
+  if (floor.size === 0) return pieces;
+  return pieces.map((x, k) => {
+    const keep = floor.get(k);
+    return keep === undefined || keep === x.text ? x : { ...x, text: keep };
+  });
 }
 
 /**

@@ -25,6 +25,23 @@
  * The probe sequence depends only on which probes fitted (a probe that fits raises the lower
  * bound, one that does not lowers the upper), so a larger budget never picks a smaller step
  * (monotone), and every budget of every cell only grows with the step.
+ *
+ * The fill. Steps are coarse where many cells cross a whole token at once (dozens of notes
+ * going from 6 to 7 tokens at one step, each of which a cut now uses), so the step found can
+ * leave many tokens below the next one. Those go to the items one at a time, in a fixed order
+ * (the prompts first, latest turn first, then the other cells, latest turn first): the first
+ * `raised` items render at the next step's budgets. Positions (step, raised) form one chain
+ * from the floor to the whole rendering, (step, all) being (step + 1, 0), and `raised` is found
+ * by binary search, so the position also grows with `maxTokens`. In a flat document with an
+ * evidence index, the index is served before the fill: the fill gets only what an index of
+ * every fact the step's body misses leaves, and a raise that would make the index drop a fact
+ * is given up, keeping the step's own rendering (the one case where the position does not
+ * grow with `maxTokens`: a raised body that shows fewer facts than the step's).
+ *
+ * A cell's rendering is not strictly monotone in its budgets (a cut at one token more can keep
+ * a shorter head and tail, as a word-safe cut moves to other word boundaries); the search and
+ * the fill only assume that the document as a whole grows along the chain, which holds on the
+ * shared dialogs but for a token or two at a few steps.
  */
 import { BudgetError, DlgError, InvalidArgumentError } from '../errors.js';
 import type { Piece } from '../dsl/compact-reply.js';
@@ -86,6 +103,12 @@ export interface FitReport {
   policy: Policy;
   /** Tokens of the evidence index (0 when there is none: dialog mode, the reference profile, nothing cut). */
   indexTokens: number;
+  /**
+   * How many items (cells of a flat document, prompts in dialog mode) were rendered one step
+   * above `step` with what the step left below the next one: the prompts first, the latest
+   * first (see the module comment). 0 when nothing was raised.
+   */
+  raised: number;
   /**
    * Flat documents: the tokens of the chosen rendering's pieces by class, as `measureFlat`
    * counts them (`total` is the whole document's, wrapper and index included). Absent in dialog mode.
@@ -189,6 +212,41 @@ function search(fits: (step: number) => boolean, minTokens: () => number, maxTok
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * How many items, in the order the fill raises them, go one step above `step`: the largest
+ * count that fits, by binary search between none (`step` fits) and all (step + 1, which the
+ * search found not to fit). Position (step, raised) orders every rendering of a fit in one
+ * chain, (step, n) being (step + 1, 0), so the position chosen grows with `maxTokens` too and
+ * each item's budgets with it.
+ */
+function fill(fits: (raised: number) => boolean, step: number, n: number): number {
+  if (step >= FIT_STEPS || n <= 1) return 0;
+  let lo = 0;
+  let hi = n;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The order in which the fill raises items: the prompts (a request and its reply) first, as
+ * requests are kept before the rest, then the other cells; within each, the latest turn first,
+ * and a turn's cells in document order.
+ * @param ages each item's turn age, in document order; `prompt(k)` whether item k is a prompt.
+ * @returns each item's rank (0 = raised first).
+ */
+function fillRanks(ages: readonly number[], prompt: (k: number) => boolean): number[] {
+  const order = ages.map((_, k) => k).sort((a, b) => Number(prompt(b)) - Number(prompt(a)) || ages[a]! - ages[b]! || a - b);
+  const rank: number[] = [];
+  order.forEach((k, r) => {
+    rank[k] = r;
+  });
+  return rank;
 }
 
 /**
@@ -312,15 +370,26 @@ export function fitFlat(
     }
     items.set(i, item);
   }
-  const texts = new Map<number, string>();
-  const bodies = new Map<number, string>();
-  const textAt = (step: number): string => {
-    const cached = texts.get(step);
+  // The fill's order of the items (see fill): rank by cell index.
+  const keys = [...items.keys()];
+  const ranks = fillRanks(
+    keys.map((i) => items.get(i)!.age),
+    (k) => cells.closesTurn(keys[k]!),
+  );
+  const rankOf = new Map(keys.map((i, k) => [i, ranks[k]!]));
+  const texts = new Map<string, string>();
+  const bodies = new Map<string, string>();
+  // The pieces of cell i at position (step, raised): one step higher when among the first raised.
+  const piecesAt = (i: number, item: Item<Piece[]>, step: number, raised: number): Piece[] =>
+    rendered(item, (p) => cells.pieces(i, p) ?? [], samePieces, base, rankOf.get(i)! < raised ? step + 1 : step, turns);
+  const textAt = (step: number, raised = 0): string => {
+    const at = `${step}:${raised}`;
+    const cached = texts.get(at);
     if (cached !== undefined) return cached;
     const out: string[] = [];
     let cur: string[] = [];
     for (const [i, item] of items) {
-      for (const x of rendered(item, (p) => cells.pieces(i, p) ?? [], samePieces, base, step, turns)) if (x.text !== '') cur.push(x.text);
+      for (const x of piecesAt(i, item, step, raised)) if (x.text !== '') cur.push(x.text);
       if (cells.closesTurn(i)) {
         out.push(cur.join('\n'));
         cur = [];
@@ -328,23 +397,22 @@ export function fitFlat(
     }
     if (cur.length) out.push(cur.join('\n'));
     const body = joinCompacts(...out);
-    bodies.set(step, body);
+    bodies.set(at, body);
     const text = wrap(body, step < FIT_FULL_LEGEND_STEP);
-    texts.set(step, text);
+    texts.set(at, text);
     return text;
   };
   // Whether a step fits is decided by fitsToks, which stops counting once past maxTokens.
-  const tokensAt = (step: number): number => lenToks(textAt(step));
-  // Class counts of the chosen step's pieces: cheap, as the document is within the budget.
-  const done = (step: number, text: string, extra: Partial<FitReport> = {}): { text: string; report: FitReport } => {
+  const tokensAt = (step: number, raised = 0): number => lenToks(textAt(step, raised));
+  // Class counts of the chosen position's pieces: cheap, as the document is within the budget.
+  const done = (step: number, raised: number, text: string, extra: Partial<FitReport> = {}): { text: string; report: FitReport } => {
     const byClass: ClassTokens = { user: 0, assistant: 0, calls: 0, results: 0, code: 0, total: 0 };
-    for (const [i, item] of items)
-      for (const x of rendered(item, (p) => cells.pieces(i, p) ?? [], samePieces, base, step, turns)) byClass[x.cls] += lenToks(x.text);
-    const report = { ...reportOf(base, maxTokens, step, turns, tokensAt), ...extra };
+    for (const [i, item] of items) for (const x of piecesAt(i, item, step, raised)) byClass[x.cls] += lenToks(x.text);
+    const report = { ...reportOf(base, maxTokens, step, turns, tokensAt(step, raised), tokensAt(0)), raised, ...extra };
     byClass.total = report.tokens;
     return { text, report: { ...report, byClass } };
   };
-  if (fitsToks(textAt(FIT_STEPS), maxTokens)) return done(FIT_STEPS, textAt(FIT_STEPS));
+  if (fitsToks(textAt(FIT_STEPS), maxTokens)) return done(FIT_STEPS, 0, textAt(FIT_STEPS));
   // The dialog is cut: keep a share of the budget for the index of what the cut leaves out.
   let facts: PreparedFacts | undefined;
   let reserve = 0;
@@ -369,23 +437,58 @@ export function fitFlat(
     maxTokens,
     'dlg2compact',
   );
-  if (facts === undefined || reserve <= 0) return done(step, textAt(step));
-  const body = bodies.get(step)!;
-  const brief = step < FIT_FULL_LEGEND_STEP;
-  let room = maxTokens - tokensAt(step) - 2;
-  for (let tries = 0; room > 0 && tries < 4; tries++) {
-    const index = evidenceIndex(facts, body, room);
-    if (index === '') break;
-    const text = wrap(`${body}\n\n${index}`, brief);
-    const n = lenToks(text);
-    if (n <= maxTokens) return done(step, text, { tokens: n, indexTokens: lenToks(index) });
-    room -= n - maxTokens;
-  }
-  return done(step, textAt(step));
+  // What the step leaves below the next one goes to the first items of the fill's order. With
+  // an index, the index is served first (it is worth more per token): the fill gets only what
+  // an index of every fact the step's body misses leaves, a need fixed at a step, so the count
+  // raised still grows with maxTokens.
+  let room0 = 0;
+  if (facts !== undefined && reserve > 0) room0 = fullIndexRoom(facts, bodies.get(`${step}:0`)!);
+  const limit = maxTokens - (room0 > 0 ? room0 + 2 : 0);
+  const raised = fitsToks(textAt(step), limit - 1) ? fill((r) => fitsToks(textAt(step, r), limit), step, items.size) : 0;
+  if (facts === undefined || reserve <= 0) return done(step, raised, textAt(step, raised));
+  const withIndex = (r: number): { text: string; report: FitReport } | undefined => {
+    textAt(step, r); // renders the body at that position, if not yet
+    const body = bodies.get(`${step}:${r}`)!;
+    const brief = step < FIT_FULL_LEGEND_STEP;
+    let room = maxTokens - tokensAt(step, r) - 2;
+    for (let tries = 0; room > 0 && tries < 4; tries++) {
+      const index = evidenceIndex(facts, body, room);
+      if (index === '') break;
+      // A raised body keeps its rendering only with every fact it misses listed.
+      if (r > 0 && index !== evidenceIndex(facts, body, Number.MAX_SAFE_INTEGER)) return undefined;
+      const text = wrap(`${body}\n\n${index}`, brief);
+      const n = lenToks(text);
+      if (n <= maxTokens) return done(step, r, text, { tokens: n, indexTokens: lenToks(index) });
+      if (r > 0) return undefined;
+      room -= n - maxTokens;
+    }
+    return r > 0 && evidenceIndex(facts, body, Number.MAX_SAFE_INTEGER) !== '' ? undefined : done(step, r, textAt(step, r));
+  };
+  return (raised > 0 ? withIndex(raised) : undefined) ?? withIndex(0)!;
 }
 
-function reportOf(base: Policy, maxTokens: number, step: number, turns: number, tokensAt: (s: number) => number): FitReport {
-  return { maxTokens, tokens: tokensAt(step), step, scale: fitScale(step), minTokens: tokensAt(0), policy: fitPolicy(base, step, 0, turns), indexTokens: 0 };
+/**
+ * The room the evidence index needs to list every fact `body` misses (0 when it misses none):
+ * the least budget, found by halving, at which the index is the one an unlimited budget gives.
+ */
+function fullIndexRoom(facts: PreparedFacts, body: string): number {
+  const every = evidenceIndex(facts, body, Number.MAX_SAFE_INTEGER);
+  if (every === '') return 0;
+  // The index counts its items one by one (each with its separator): at most a token per item
+  // more than the joined text, and the text holds fewer items than tokens.
+  let lo = lenToks(every) - 1;
+  let hi = 2 * lenToks(every) + 2;
+  if (evidenceIndex(facts, body, hi) !== every) return hi;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (evidenceIndex(facts, body, mid) === every) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+function reportOf(base: Policy, maxTokens: number, step: number, turns: number, tokens: number, minTokens: number): FitReport {
+  return { maxTokens, tokens, step, scale: fitScale(step), minTokens, policy: fitPolicy(base, step, 0, turns), indexTokens: 0, raised: 0 };
 }
 
 /** A prompt's request and reply after compaction. */
@@ -422,10 +525,17 @@ export function fitPrompts(d: DialogLike, base: Policy, maxTokens: number, compa
       return { ...r, tokens: lenToks(r.content) + (r.reply === '' ? 0 : lenToks(r.reply)) };
     };
   items.forEach((item, j) => settleFloor(item, renderOf(prompts[j]!), base, turns));
-  const tokensAt = (step: number): number => {
+  // Every item is a prompt: the fill raises the latest first.
+  const ranks = fillRanks(
+    items.map((x) => x.age),
+    () => true,
+  );
+  const doneAt = (step: number, raised: number, j: number): Done =>
+    rendered(items[j]!, renderOf(prompts[j]!), same, base, ranks[j]! < raised ? step + 1 : step, turns);
+  const tokensAt = (step: number, raised = 0): number => {
     let n = fixed;
-    items.forEach((item, j) => {
-      n += rendered(item, renderOf(prompts[j]!), same, base, step, turns).tokens;
+    items.forEach((_, j) => {
+      n += doneAt(step, raised, j).tokens;
     });
     return n;
   };
@@ -435,11 +545,12 @@ export function fitPrompts(d: DialogLike, base: Policy, maxTokens: number, compa
     maxTokens,
     'compactDialog',
   );
-  items.forEach((item, j) => {
-    const r = rendered(item, renderOf(prompts[j]!), same, base, step, turns);
+  const raised = fill((r) => tokensAt(step, r) <= maxTokens, step, items.length);
+  items.forEach((_, j) => {
+    const r = doneAt(step, raised, j);
     const m = d.messages[prompts[j]!]!;
     m.content = r.content;
     m.reply = r.reply;
   });
-  return reportOf(base, maxTokens, step, turns, tokensAt);
+  return { ...reportOf(base, maxTokens, step, turns, tokensAt(step, raised), tokensAt(0)), raised };
 }

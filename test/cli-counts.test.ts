@@ -109,7 +109,7 @@ describe('the command reports the same figures, whatever it counts', () => {
     [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2000 tokens (60.2% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
-      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36, minimum 1464 tokens), 15 messages, 5029 → 2999 tokens (40.4% saved), 21 KB → 16 KB\n',
+      'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36 (3 prompts ×4.76), minimum 1464 tokens), 15 messages, 5029 → 2999 tokens (40.4% saved), 21 KB → 16 KB\n',
     ],
   ])('%j: the text line, the --json totals, and -q writes the same bytes', async (args, line) => {
     rmSync(join(dir, 'demo-comp.ipynb'), { force: true });

@@ -164,4 +164,9 @@ export interface FitOutcome {
   minTokens: number;
   /** Tokens of the evidence index in a flat output (0 when none). */
   indexTokens: number;
+  /**
+   * Cells (prompts in dialog mode) rendered one step above `step` with what that step left
+   * below the next: the prompts first, the latest first. 0 when none.
+   */
+  raised: number;
 }

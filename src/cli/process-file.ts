@@ -15,7 +15,7 @@ import { decodeUtf8Node } from '../host/node.js';
 import { dumpsIpynb, readsIpynb, readsIpynbBytes } from '../notebook/index.js';
 import { FileAccessError, writeIfChanged, type WriteIfChangedResult } from '../notebook/files.js';
 import { compactDialog, dlg2compact, fitDialog, fitFlatDocument, flatMemo, measureFlat, withFlatIndex } from '../dialog/compact.js';
-import { FIT_STEPS, FitError, type FitReport } from '../dialog/fit.js';
+import { FIT_STEPS, FitError, fitScale, type FitReport } from '../dialog/fit.js';
 import { wrapFlat } from '../dsl/legend.js';
 import { resolvePolicy, type Policy } from '../dsl/profile.js';
 import { flatNotebook } from '../notebook/flat-notebook.js';
@@ -213,17 +213,28 @@ function runFlat(job: FileJob, box: { dialog: Dialog | null }, work: Work): Prod
 /**
  * What a fit chose, for the report line and `--json` (`note`): the budget, how the latest turn's
  * budgets compare with the policy's (`latest budgets ×S`; `nothing cut` when the whole
- * rendering fits, `structure only` at the floor) and the smallest budget that works. The tokens
- * reached are the line's "after".
+ * rendering fits, `structure only` at the floor), how many cells the budget's rest raised one
+ * step (`N cells ×S'`, prompts in dialog mode, S' the next step's scale) and the smallest budget that works. The
+ * tokens reached are the line's "after".
  */
-function fitNote(r: FitReport): string {
-  const chosen = r.step >= FIT_STEPS ? 'nothing cut' : r.step <= 0 ? 'structure only' : `latest budgets ×${Number(r.scale.toPrecision(3))}`;
-  return `fit into --max-tokens ${r.maxTokens}: ${chosen}, minimum ${r.minTokens} tokens`;
+function fitNote(r: FitReport, unit: 'cell' | 'prompt' = 'cell'): string {
+  const x = (step: number): string => `×${Number(fitScale(step).toPrecision(3))}`;
+  const chosen = r.step >= FIT_STEPS ? 'nothing cut' : r.step <= 0 ? 'structure only' : `latest budgets ${x(r.step)}`;
+  const raised = r.raised > 0 && r.step < FIT_STEPS ? ` (${r.raised} ${unit}${r.raised === 1 ? '' : 's'} ${x(r.step + 1)})` : '';
+  return `fit into --max-tokens ${r.maxTokens}: ${chosen}${raised}, minimum ${r.minTokens} tokens`;
 }
 
 /** The `--json` record's `fit`: what the fit chose and reached. */
 function fitOutcome(r: FitReport): FitOutcome {
-  return { maxTokens: r.maxTokens, tokens: r.tokens, scale: Number(r.scale.toPrecision(6)), step: r.step, minTokens: r.minTokens, indexTokens: r.indexTokens };
+  return {
+    maxTokens: r.maxTokens,
+    tokens: r.tokens,
+    scale: Number(r.scale.toPrecision(6)),
+    step: r.step,
+    minTokens: r.minTokens,
+    indexTokens: r.indexTokens,
+    raised: r.raised,
+  };
 }
 
 /**
@@ -248,7 +259,7 @@ function runFit(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial
 function fitInto(job: FileJob, dialog: Dialog, maxTokens: number, policy: Partial<Policy>, work: Work): Produced {
   if (job.mode === 'dialog') {
     const report = fitDialog(dialog, maxTokens, policy);
-    return { text: dumpsIpynb(dialog), after: countAfterPromptEdits(dialog, work.level, work.input), note: fitNote(report), fit: fitOutcome(report) };
+    return { text: dumpsIpynb(dialog), after: countAfterPromptEdits(dialog, work.level, work.input), note: fitNote(report, 'prompt'), fit: fitOutcome(report) };
   }
   const source = sourcePath(job);
   const legend = resolvePolicy(policy).profile === 'clean' && job.legend !== false;

@@ -458,7 +458,7 @@ describe('code fences that a cut leaves closed', () => {
     expect(compactText(two, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n~~~\n…\n~~~\nrow 29\n~~~\nDone. §');
     // Head and tail in the same block: the mark is a line of its code, nothing closed or reopened.
     const one = `See:\n~~~\n${rows(60)}\n~~~\nDone.`;
-    expect(compactText(one, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\n…\nrow 59\n~~~\nDone. §');
+    expect(compactText(one, '§', 24, 'clean')).toBe('§ See:\n~~~\nrow 0\nrow 1\n…\nrow 59\n~~~\nDone. §');
   });
 
   // Found by the fence property at a larger scale (seed 983863736 and others), and the cases a
@@ -754,6 +754,14 @@ describe('code fences that a cut leaves closed', () => {
 });
 
 describe('a small budget used in full', () => {
+  it('a larger try that overshoots is searched below, so one more token does not lose a word kept with one less', () => {
+    // At 12 tokens the regrown try kept the long first word and overshot; it used to stand at
+    // the first cut (6 tokens: `… CSV format.`) where 11 tokens kept `OpenRefine` too.
+    const t = 'RemapToORSpecificMappingsCB remaps the values of the detection limit and filtered data to the OpenRefine CSV format.';
+    for (const k of [11, 12, 13]) expect(compactText(t, '§', k, 'clean')).toBe('§ … OpenRefine CSV format. §');
+    expect(lenToks('§ … OpenRefine CSV format. §')).toBe(9);
+  });
+
   it('prose cut to a few tokens tries the cut at a few tokens more, its words dropped too, and keeps the one that keeps most', () => {
     const s = 'aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll';
     // (o200k: each run of four letters is one token, as is ' …')

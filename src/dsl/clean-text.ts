@@ -5,7 +5,7 @@
  */
 import { fitsToks, lenToks } from '../tokens/index.js';
 import { fitLike, noteCount, spliceToks } from '../tokens/splice.js';
-import { cleanTruncMid, cutSpans, markWithin } from './graphemes.js';
+import { cleanTruncMid, type CutSpans, cutSpans, markWithin } from './graphemes.js';
 import { closeOpenFence, type FenceStart, joinCutParts, lastLineLooksLikeFence, looksLikeFenceInside, needsMending, openFenceAtEnd } from './fences-repair.js';
 
 const CUT_MARK = ' … ';
@@ -50,23 +50,11 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   if (fits !== null) return fits;
   const markToks = lenToks(CUT_MARK);
   const fixed = lenToks(pre) + (mark === null ? 0 : lenToks(` ${mark}`));
-  let b = maxToks - fixed;
-  // The fullest cut that fits so far (by its tokens), and how often a cut that left much of
-  // the budget unused (whole lines of code kept, partial ones dropped) was tried again larger.
-  let best: { out: string; n: number } | null = null;
-  let regrows = 0;
-  for (let tries = 0; b > markToks && tries < 16; tries++) {
-    let spans = cutSpans(text, b, CUT_MARK, undefined, true);
-    if (spans === null) {
-      // The text fits `b` but not with the fence repairs: cut it anyway, a little shorter.
-      b = Math.min(b - 1, lenToks(text) - 1);
-      spans = b > markToks ? cutSpans(text, b, CUT_MARK, undefined, true) : null;
-      if (spans === null) break;
-    }
-    if (spans.head === 0 && spans.tail === text.length) break;
+  // The cut of `text` to `spans` with its repairs, rendered, and its tokens; null when it keeps
+  // nothing but blanks and fence lines beside the mark (the delimiters alone say as much).
+  const attempt = (spans: CutSpans): { out: string; n: number } | null => {
     const parts = fenced ? joinCutParts(text, spans.head, spans.tail, start) : { head: spans.head, mid: CUT_MARK, tail: spans.tail };
-    // Nothing but blanks and fence lines kept beside the mark: the delimiters alone say as much.
-    if (onlyBlankOrFenceLines(text, 0, parts.head) && onlyBlankOrFenceLines(text, parts.tail, text.length)) break;
+    if (onlyBlankOrFenceLines(text, 0, parts.head) && onlyBlankOrFenceLines(text, parts.tail, text.length)) return null;
     // A cut inside an inline code span closes it on the head's side and opens it again on the
     // tail's (`\`fastcore.tr\` … \`ansform\``), so no backtick pairs with the wrong one.
     // A side that keeps none of the span's text drops its backticks instead (no empty span).
@@ -104,15 +92,66 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
     // suffix (without mending, the cut's seams are the ones its fit check has just counted).
     const closer = body.length === joined.length ? '' : body.slice(joined.length);
     const n = spliceToks(text, parts.head, parts.mid, parts.tail, Number.MAX_SAFE_INTEGER, pre, closer + end);
+    return { out: pre + body + end, n };
+  };
+  // The fullest cut that fits so far (by its tokens), and how often a cut that left much of
+  // the budget unused (whole lines of code kept, partial ones dropped) was tried again larger.
+  let best: { out: string; n: number } | null = null;
+  let regrows = 0;
+  // The inner budget of the last cut that fitted, and of a larger one tried after it that did
+  // not fit (0 for none).
+  let fitted = 0;
+  let over = 0;
+  const b0 = maxToks - fixed;
+  let b = b0;
+  for (let tries = 0; b > markToks && tries < 16; tries++) {
+    let spans = cutSpans(text, b, CUT_MARK, undefined, true);
+    if (spans === null) {
+      // The text fits `b` but not with the fence repairs: cut it anyway, a little shorter.
+      b = Math.min(b - 1, lenToks(text) - 1);
+      spans = b > markToks ? cutSpans(text, b, CUT_MARK, undefined, true) : null;
+      if (spans === null) break;
+    }
+    if (spans.head === 0 && spans.tail === text.length) break;
+    const r = attempt(spans);
+    if (r === null) break;
+    const n = r.n;
     if (n <= maxToks) {
-      if (best === null || n > best.n) best = { out: pre + body + end, n };
+      if (best === null || n > best.n) best = r;
       if (maxToks - n < REGROW_SLACK || regrows >= REGROWS) break;
       regrows++;
+      fitted = b;
       b += maxToks - n;
       continue;
     }
-    if (best !== null) break; // a larger try that does not fit: the best one stands
+    if (best !== null) {
+      over = b; // a larger try that does not fit: searched below
+      break;
+    }
     b -= Math.max(1, n - maxToks);
+  }
+  // Between the last budget that fitted and a larger one that did not (a word or a code span
+  // kept whole past a larger budget's cut can overshoot by more than that budget added), the
+  // budgets are searched by halves, and the fullest cut that fits stands.
+  for (let lo = fitted, hi = maxToks <= BISECT_MAX ? over : 0, tries = 0; hi - lo > 1 && tries < BISECT_TRIES; tries++) {
+    const mid = (lo + hi) >> 1;
+    const spans = cutSpans(text, mid, CUT_MARK, undefined, true);
+    const r = spans === null ? null : spans.head === 0 && spans.tail === text.length ? undefined : attempt(spans);
+    if (r === null || (r !== undefined && r.n > maxToks)) hi = mid;
+    else {
+      if (r !== undefined && (best === null || r.n > best.n)) best = r;
+      lo = mid;
+    }
+  }
+  // A cut that leaves much of its budget unused (a word, a code span or fence lines dropped
+  // whole beside the mark) may keep more at a slightly smaller budget, whose cut falls elsewhere.
+  if (maxToks <= BISECT_MAX && (best === null || maxToks - best.n >= REGROW_SLACK)) {
+    for (let d = 1; d <= LOWER_TRIES && b0 - d > markToks; d++) {
+      const spans = cutSpans(text, b0 - d, CUT_MARK, undefined, true);
+      if (spans === null || (spans.head === 0 && spans.tail === text.length)) continue;
+      const r = attempt(spans);
+      if (r !== null && r.n <= maxToks && (best === null || r.n > best.n)) best = r;
+    }
   }
   if (best !== null) {
     noteCount(best.out, best.n); // compacting the result again counts it once more
@@ -134,6 +173,15 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
 const REGROW_SLACK = 4;
 /** How often at most. */
 const REGROWS = 2;
+/** How many budgets below the first a cut that leaves {@link REGROW_SLACK} tokens unused tries too. */
+const LOWER_TRIES = 2;
+/**
+ * Budgets (tokens) up to which the budgets between one that fitted and a larger one that did
+ * not are searched, and the two below the first tried when a cut leaves much unused.
+ */
+const BISECT_MAX = 64;
+/** How many budgets at most are tried between one that fitted and a larger one that did not. */
+const BISECT_TRIES = 8;
 
 /** Lines longer than this (UTF-16 units) are not read for code spans. */
 const SPAN_LINE = 4000;

@@ -353,9 +353,20 @@ describe('thinking indicators', () => {
 });
 
 describe('code fences that a cut leaves closed', () => {
+  it('a code block that keeps no code holds the mark on a line of its own', () => {
+    const code = 'import pandas as pd\ndf = pd.read_csv("x.csv")\nprint(df.head())';
+    expect(fencedCode(code, 4, 'clean')).toBe('```python\n\n```');
+    expect(fencedCode(code, 5, 'clean')).toBe('```python\n…\n```');
+    expect(fencedCode(code, 6, 'clean')).toBe('```python\n…\n())\n```');
+    // (the reference keeps its cut: the mark with a space before it)
+    expect(fencedCode(code, 5)).toBe('```python\n …\n```');
+  });
+
   it('a budget too small for a fenced text beside its marks keeps the marks around the cut mark', () => {
     const req = `\`\`\`\nunclosed fence in request ${'x '.repeat(3000)}`;
-    expect(compactText(req, '§', 2, 'clean')).toBe(' … ');
+    // (below the 3 tokens of `§ … §`: nothing, never a mark without its sigils)
+    expect(compactText(req, '§', 2, 'clean')).toBe('');
+    expect(compactText(req, '§', 1, 'clean')).toBe('');
     // Up to 12 tokens nothing of its one line fits beside the marks and the fence.
     for (let k = 3; k <= 12; k++) expect(compactText(req, '§', k, 'clean')).toBe('§ … §');
     // From 13 a piece of 12 characters or more is kept, though short pieces of lines are dropped elsewhere,

@@ -105,7 +105,7 @@ describe('short error results keep a floor of their own', () => {
         '',
         '#_c1',
         '```python',
-        ' …',
+        '…',
         '```',
         '> ZeroDivisionError: division by zero',
       ].join('\n'),

@@ -162,8 +162,8 @@ export function cleanProse(text: string, maxToks: number, opts: CleanProseOption
   // grapheme-safe cut if it leaves no fence open.
   if (mark !== null) {
     const bare = `${mark}${CUT_MARK}${mark}`;
-    if (fitsToks(bare, maxToks)) return bare;
-    return markWithin(CUT_MARK, maxToks);
+    // (Too small for that: nothing, never a mark without its sigils, which reads as any piece's.)
+    return fitsToks(bare, maxToks) ? bare : '';
   }
   const tiny = cleanTruncMid(full, maxToks, CUT_MARK);
   return openFenceAtEnd(tiny) === null ? tiny : markWithin(CUT_MARK, maxToks);

@@ -262,6 +262,14 @@ function longestFenceRun(code: string, crlf = false): number {
   return best;
 }
 
+/**
+ * A clean code cut that keeps no code (the mark alone, or the part of it that fits) as the mark
+ * without its spaces: on its own line, as a cut laid out by lines writes it (`…`, not ` …`).
+ */
+function markLine(c: CutParts | string): CutParts | string {
+  return typeof c === 'string' && c !== '' && c !== CUT_MARK.trim() && CUT_MARK.startsWith(c) ? CUT_MARK.trim() : c;
+}
+
 /** How far above its budget (tokens) a clean cut of code laid out by lines may be cut, to fill the budget. */
 const LINE_CLIMB = 24;
 /** How many budgets in a row that do not fit end the climb. */
@@ -317,7 +325,7 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   const reach = Math.min(LINE_REACH, maxToks);
   const cut =
     clean !== undefined
-      ? (j: number): CutParts | string => lineCutParts(body, clean(j), CUT_MARK, reach)
+      ? (j: number): CutParts | string => markLine(lineCutParts(body, clean(j), CUT_MARK, reach))
       : fits
         ? (j: number): CutParts | string => midCutParts(body, j, CUT_MARK, true)(j)
         : midCutParts(body, k, CUT_MARK, false);

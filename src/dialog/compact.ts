@@ -17,6 +17,7 @@ import { cleanProse } from '../dsl/clean-text.js';
 import { aiOutput, hasRichOutput } from './ai-output.js';
 import { recencyPolicies } from './recency.js';
 import { checkMaxTokens, fitFlat, fitPrompts, type FitReport } from './fit.js';
+import { dropTerminalControls } from '../dsl/terminal-text.js';
 import { evidenceIndex, gatherFacts, INDEX_UNITS_PER_TOKEN, prepareFacts, type FactSource } from '../dsl/evidence-index.js';
 
 /** A total budget for the whole result (see `fit.ts`); with it, the policy's budgets are scaled to fit. */
@@ -360,7 +361,7 @@ export function withFlatIndex(d: Dialog, body: string, maxToks = Math.floor(body
 function factSources(m: Message, memo?: FlatMemo): FactSource[] {
   if (m.type === 'code') {
     const view = outputView(m, true, memo);
-    return [{ text: m.content, code: true }, { text: view }];
+    return [{ text: m.content, code: true }, { text: dropTerminalControls(view) }];
   }
   if (m.type !== 'prompt') return [{ text: m.content }];
   const out: FactSource[] = [{ text: m.content }];
@@ -368,7 +369,7 @@ function factSources(m: Message, memo?: FlatMemo): FactSource[] {
   for (const msg of parsedReply(m, memo)) {
     for (const part of msg.content) {
       if (part.type === 'text') out.push({ text: part.text });
-      else if (part.type === 'tool_result') out.push({ text: part.text });
+      else if (part.type === 'tool_result') out.push({ text: dropTerminalControls(part.text) });
       else if (part.type === 'tool_use') {
         for (const v of Object.values(part.arguments ?? {})) if (typeof v === 'string') out.push({ text: v, code: true });
       }

@@ -22,6 +22,7 @@ import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
 import { cutText, fitsToksFront, midCutParts, type CutParts } from '../tokens/budget.js';
 import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
+import { dropTerminalControls } from './terminal-text.js';
 import { cleanMidCutParts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
 import { LINE_REACH, lineCutParts } from './code-cut.js';
 import { cleanProse } from './clean-text.js';
@@ -180,7 +181,7 @@ function preparedResult(s: string, profile: Profile): PreparedResult {
   const cache = s.length >= 4096 ? RESULT_PREP[profile] : undefined;
   const hit = cache?.get(s);
   if (hit !== undefined) return hit;
-  let t = pyStrip(dropDocState(s));
+  let t = pyStrip(dropDocState(profile === 'clean' ? dropTerminalControls(s) : s));
   const keep = t.startsWith(KEEP) && t.endsWith(KEEP) && cpLen(t) > 2;
   if (keep) t = t.slice(KEEP.length, t.length - KEEP.length);
   if (profile === 'clean') t = markBinaryRuns(t);

@@ -26,7 +26,7 @@ import { dslInternals } from '../src/dsl/internals.js';
 import { flatLegend, UNNAMED_SOURCE, wrapFlat } from '../src/dsl/legend.js';
 import { formatSize, hasWrappedPair, htmlText, markBinaryRuns } from '../src/dsl/media.js';
 import { bashCall, compactChat, compactResult, compactText, fencedCode, genericCall } from '../src/dsl/render.js';
-import { lineCutParts } from '../src/dsl/code-cut.js';
+import { lineCutParts, placeableFrom } from '../src/dsl/code-cut.js';
 import { aiOutput } from '../src/dialog/ai-output.js';
 import { compactDialog, dlg2compact, flatPieces } from '../src/dialog/compact.js';
 import { Dialog } from '../src/dialog/dialog.js';
@@ -248,8 +248,12 @@ describe('code cuts laid out by lines', () => {
     // The first line whole (the piece of the second line the cut kept is short: dropped), the
     // mark alone on its line, the last line whole.
     expect(fencedCode(code, 24, 'clean')).toBe(py('x = 1 # the starting value\n…\nself.grad = 0.0'));
-    // Too small for the first line: its piece is dropped rather than left to comment out the tail.
-    expect(fencedCode(code, 20, 'clean')).toBe(py('…\nself.grad = 0.0'));
+    // Too small for the first line and the last: the first line's piece is kept, and nothing
+    // after the mark is left for its comment to swallow (the reference's cut at 18, 19 kept
+    // `.grad = 0.0`, a piece no reader can place).
+    expect(fencedCode(code, 20, 'clean')).toBe(py('x = 1 # the starting\n…'));
+    expect(fencedCode(code, 18, 'clean')).toBe(py('x = 1 # the starting\n…'));
+    expect(fencedCode(code, 21, 'clean')).toBe(py('x = 1 # the starting\n…\nself.grad = 0.0'));
     // The reference joins the two sides on one line.
     expect(fencedCode(code, 24)).toContain(' … ');
   });
@@ -305,6 +309,88 @@ describe('code cuts laid out by lines', () => {
     expect(typeof g === 'string' ? g : gaps.slice(0, g.head) + g.mid + gaps.slice(g.tail)).toBe('a = 1\n…\nc = 3');
   });
 
+  it('a larger budget never keeps less: the cut at each budget is the fullest of the cuts that fit', () => {
+    // Before: 14, 10, 10, 11, 18 tokens at budgets 14 to 18 (the piece `for i in range(` kept
+    // at 14, dropped at 15 where the reach had grown to 15 units, the budget left unused).
+    const code = 'for i in range(10): total += i\nprint("the total of the numbers is", total)';
+    const want = [
+      '…\ntotal of the numbers is", total)',
+      'for i in range(\n…\nnumbers is", total)',
+      'for i in range(\n…\nnumbers is", total)',
+      'for i in range(10\n…\nnumbers is", total)',
+      'for i in range(10):\n…\nthe numbers is", total)',
+    ];
+    expect([14, 15, 16, 17, 18].map((k) => fencedCode(code, k, 'clean'))).toEqual(want.map(py));
+    expect([14, 15, 16, 17, 18].map((k) => lenToks(fencedCode(code, k, 'clean')))).toEqual([13, 15, 15, 17, 18]);
+    // A partial line kept at a small budget stays kept at the next ones (at 13 to 15 the cut
+    // was `    …\n    return self`, 10 tokens: the reach of the budget dropped the head's piece).
+    const step = 'def step(self, lr):\n    for p in self.parameters():\n        p.data -= lr * p.grad\n        p.grad = 0.0\n    return self';
+    expect(fencedCode(step, 13, 'clean')).toBe(py('def step\n    …\n    return self'));
+    expect(fencedCode(step, 14, 'clean')).toBe(py('def step(self,\n    …\n    return self'));
+    expect(fencedCode(step, 15, 'clean')).toBe(py('def step(self,\n    …\n    return self'));
+    expect(fencedCode(step, 16, 'clean')).toBe(py('def step(self, lr):\n    …\n    return self'));
+  });
+
+  it('a partial tail starts where a reader can place it, else it goes', () => {
+    const code =
+      'class Value:\n    def __init__(self, data):\n        self.data = data\n        self.grad = 0.0\n    def backward(self, m): return self.grad * m';
+    // The reference's clean cut kept `m): return self.grad * m` at 18 to 20: the piece now starts
+    // after the `:` outside the parentheses.
+    expect(fencedCode(code, 18, 'clean')).toBe(py('class Value:\n    …\n    return self.grad * m'));
+    expect(fencedCode(code, 20, 'clean')).toBe(py('class Value:\n    …\n    return self.grad * m'));
+    expect(fencedCode(code, 21, 'clean')).toBe(py('class Value:\n    …\n    backward(self, m): return self.grad * m'));
+    // `grad * m` (after `self.`) moves to `* m`, which is short: dropped, the mark ends the text.
+    expect(fencedCode(code, 14, 'clean')).toBe(py('class Value:\n…'));
+    // By hand: after a space or an operator, outside the line's brackets.
+    const line = '    def backward(self, m): return self.grad * m';
+    expect(line.slice(placeableFrom(line, line.indexOf('('), line.length))).toBe('return self.grad * m');
+    const grad = '        self.grad = 0.0';
+    expect(grad.slice(placeableFrom(grad, grad.indexOf('.'), grad.length))).toBe('= 0.0');
+    const call = 'print(total, np.mean([1,2,3]))';
+    expect(placeableFrom(call, 6, call.length)).toBe(call.length);
+    const idx = "    df['TIME'] = df['TIME'].apply(f)";
+    expect(idx.slice(placeableFrom(idx, idx.indexOf("'"), idx.length))).toBe("= df['TIME'].apply(f)");
+    // A string literal as an argument (a URL, a path), and words of a string or a comment.
+    const post = "        r = httpx.post(f'http://localhost:8000/add', data=data)";
+    expect(post.slice(placeableFrom(post, post.indexOf('('), post.length))).toBe("f'http://localhost:8000/add', data=data)");
+    const msg = 'print("the total of the numbers is", total)  # (sum) of all';
+    expect(msg.slice(placeableFrom(msg, msg.indexOf('of') - 1, msg.length))).toBe('of the numbers is", total)  # (sum) of all');
+    expect(msg.slice(placeableFrom(msg, msg.indexOf('sum'), msg.length))).toBe('of all');
+  });
+
+  it('property: a larger budget keeps at least as much of the code, and as many tokens unless it keeps more', () => {
+    // (ASCII words: where a cut's tail is taken from ids the tokenizer cached for another budget,
+    // the clean cut of one budget may move by a word, and the property is then not exact)
+    const word = fc.constantFrom(
+      'x',
+      'total',
+      'compute(a, b)',
+      '# a comment',
+      '=',
+      '+=',
+      'return',
+      "'text'",
+      '1.5',
+      'for i in range(10):',
+      'self.grad',
+      'np.mean([1,2,3])',
+      'def backward(self, m):',
+    );
+    const line = fc.tuple(fc.constantFrom('', '    ', '        ', '\t'), fc.array(word, { minLength: 1, maxLength: 8 })).map(([ind, ws]) => ind + ws.join(' '));
+    const kept = (out: string): number => out.split('\n').slice(1, -1).join('').replace(/[\s…]/gu, '').length;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.integer({ min: 6, max: 80 }), (lines, k) => {
+        const code = lines.join('\n');
+        const a = fencedCode(code, k, 'clean');
+        const b = fencedCode(code, k + 1, 'clean');
+        const what = `${JSON.stringify(code)} at ${k}: ${JSON.stringify(a)} then ${JSON.stringify(b)}`;
+        expect(kept(b), what).toBeGreaterThanOrEqual(kept(a));
+        if (kept(b) === kept(a)) expect(lenToks(b), what).toBeGreaterThanOrEqual(lenToks(a));
+      }),
+      fcParams(300),
+    );
+  });
+
   it('property: within the budget, and no two lines of the code are joined around the mark', () => {
     const word = fc.constantFrom('x', 'total', 'compute(a, b)', '# a comment', '=', '+=', 'return', "'text'", '1.5', 'for i in range(10):');
     const line = fc.tuple(fc.constantFrom('', '    ', '        ', '\t'), fc.array(word, { minLength: 1, maxLength: 8 })).map(([ind, ws]) => ind + ws.join(' '));
@@ -357,7 +443,9 @@ describe('code fences that a cut leaves closed', () => {
     const code = 'import pandas as pd\ndf = pd.read_csv("x.csv")\nprint(df.head())';
     expect(fencedCode(code, 4, 'clean')).toBe('```python\n\n```');
     expect(fencedCode(code, 5, 'clean')).toBe('```python\n…\n```');
-    expect(fencedCode(code, 6, 'clean')).toBe('```python\n…\n())\n```');
+    // (a partial tail that starts inside a statement, `())`, is not kept)
+    expect(fencedCode(code, 6, 'clean')).toBe('```python\n…\n```');
+    expect(fencedCode(code, 10, 'clean')).toBe('```python\nimport pandas as pd\n…\n```');
     // (the reference keeps its cut: the mark with a space before it)
     expect(fencedCode(code, 5)).toBe('```python\n …\n```');
   });
@@ -447,6 +535,21 @@ describe('code fences that a cut leaves closed', () => {
     expect(hasFenceRun('')).toBe(false);
   });
 
+  it('a lone \\r ends a line and a leading byte order mark is no text, as micromark reads them', () => {
+    // Before: none of these was read as an open fence (lines were split at \n only, and the
+    // mark made the first line text), so no closer was written.
+    expect(closeOpenFence('a\r```\rcode')).toBe('a\r```\rcode\n```');
+    expect(closeOpenFence('a\r```\r')).toBe('a\r```\r```');
+    expect(closeOpenFence('\ufeff```\ncode')).toBe('\ufeff```\ncode\n```');
+    expect(closeOpenFence('\ufeff> ```\n> x')).toBe('\ufeff> ```\n> x\n> ```');
+    // A closed fence stays as it is; CRLF lines were read so already.
+    expect(closeOpenFence('a\r```\rcode\r```\rb')).toBe('a\r```\rcode\r```\rb');
+    expect(closeOpenFence('x\r\n```\r\ny')).toBe('x\r\n```\r\ny\n```');
+    // Only at a document's start: read after a paragraph's line, the mark is text.
+    expect(fenceLineKinds('\ufeff```\ncode', 'para').kinds).toEqual([0, 0]);
+    expect(fenceLineKinds('\ufeff```\ncode').kinds).toEqual([1, 2]);
+  });
+
   it('a code cell with a CRLF fence line inside gets a longer fence in the clean profile (the reference reads lines at \\n only)', () => {
     expect(fencedCode('```\r\nx = 1', 100, 'clean')).toBe('````python\n```\r\nx = 1\n````');
     expect(fencedCode('```\r\nx = 1', 100, 'reference')).toBe('```python\n```\r\nx = 1\n```');
@@ -495,6 +598,23 @@ describe('code fences that a cut leaves closed', () => {
     expect(cleanProse('- ```py\nx = 1', 100, { balance: true })).toBe('- ```py\nx = 1');
     // A closing line indented four columns is code, not a closer.
     expect(cleanProse('```\n    ```', 100, { balance: true })).toBe('```\n    ```\n```');
+  });
+
+  it('a cut inside the start tag of a <pre> block keeps none of its line, and writes no </pre>', () => {
+    const s = 'Intro text here.\n\n<pre class="x">\nsome code\n</pre>\n\nAfter the block, more words.';
+    const t = s.indexOf('more');
+    // Before: `<pre\n</pre>\n… more words.` (the piece opened a block for the closer to end).
+    expect(joinCut(s, s.indexOf('<pre') + 4, t)).toBe('Intro text here.\n\n … more words.');
+    expect(joinCut(s, s.indexOf('<pre') + 6, t)).toBe('Intro text here.\n\n … more words.');
+    // A head that keeps the whole start tag keeps the block, closed before the mark.
+    expect(joinCut(s, s.indexOf('some') + 4, t)).toBe('Intro text here.\n\n<pre class="x">\nsome\n</pre>\n… more words.');
+    // micromark reads `<pre` at the end of a text as the start of a block that runs to `</pre>`
+    // (so a text that ends so is still closed: the rest of the document would be in it).
+    expect((unified().use(remarkParse).parse('x\n\n<pre') as unknown as { children: { type: string }[] }).children.map((c) => c.type)).toEqual([
+      'paragraph',
+      'html',
+    ]);
+    expect(closeOpenFence('x\n\n<pre')).toBe('x\n\n<pre\n</pre>');
   });
 
   it('a fence line inside an HTML block is HTML, as remark-parse reads it (the break-it cases of the container scanner)', () => {
@@ -661,7 +781,7 @@ describe('code fences that a cut leaves closed', () => {
     const parser = unified().use(remarkParse);
     /** Per line of `doc`: is it inside a fenced code node (opening and closing lines included)? */
     const mdastFenced = (doc: string): boolean[] => {
-      const n = doc.split('\n').length;
+      const n = doc.split(/\r\n|\r|\n/).length;
       const out = new Array<boolean>(n).fill(false);
       const walk = (node: {
         type: string;
@@ -669,7 +789,8 @@ describe('code fences that a cut leaves closed', () => {
         children?: unknown[];
       }): void => {
         const at = node.position;
-        if (node.type === 'code' && at && /^[`~]/.test(doc.slice(at.start.offset))) {
+        // (offsets start after a byte order mark, which micromark skips)
+        if (node.type === 'code' && at && /^[`~]/.test(doc.replace(/^\ufeff/, '').slice(at.start.offset))) {
           // (a node that ends at a line's first column ends with the line break before it)
           const endLine = at.end.column === 1 && at.end.line > at.start.line ? at.end.line - 1 : at.end.line;
           for (let l = at.start.line; l <= endLine; l++) out[l - 1] = true;
@@ -679,14 +800,19 @@ describe('code fences that a cut leaves closed', () => {
       walk(parser.parse(doc) as never);
       return out;
     };
+    // Lines end with `\n`, `\r\n` or a lone `\r` (CommonMark's three line endings), and a text
+    // may start with a byte order mark (which micromark skips).
+    const eol = fc.constantFrom('\n', '\n', '\n', '\r\n', '\r');
+    const docArb = fc
+      .tuple(fc.constantFrom('', '', '', '\ufeff'), fc.array(fc.tuple(lineArb, eol), { minLength: 1, maxLength: 14 }))
+      .map(([bom, ls]) => bom + ls.map(([l, e], i) => (i < ls.length - 1 ? l + e : l)).join(''));
     fc.assert(
-      fc.property(fc.array(lineArb, { minLength: 1, maxLength: 14 }), (lines) => {
-        const doc = lines.join('\n');
+      fc.property(docArb, (doc) => {
         const { kinds, open } = fenceLineKinds(doc);
         const md = mdastFenced(doc).slice(0, kinds.length); // (an empty piece after a final line break is no line)
         // Blank lines (but for quote markers) are left out: where a fence ends with its
         // container, whether its last blank lines are in the node varies with how it ended.
-        const texts = doc.split('\n');
+        const texts = doc.replace(/^\ufeff/, '').split(/\r\n|\r|\n/);
         const shown = (xs: boolean[]): (boolean | null)[] => xs.map((x, i) => (/^[ \t>]*$/.test(texts[i]!) ? null : x));
         expect(shown(kinds.map((k) => k !== 0))).toEqual(shown(md));
         // The fast scans agree with the line-by-line reading.
@@ -694,7 +820,7 @@ describe('code fences that a cut leaves closed', () => {
         // A line with the open fence's prefix is more of its code; its closing line closes it,
         // and nothing is open at top level after the text.
         if (open !== null) {
-          const sep = doc.endsWith('\n') ? '' : '\n';
+          const sep = /[\r\n]$/.test(doc) ? '' : '\n';
           const more = `${doc}${sep}${open.prefix}zzz`;
           expect(mdastFenced(more).at(-1)).toBe(true);
           const closed = closeOpenFence(doc);

@@ -59,7 +59,9 @@ describe('evidenceCut', () => {
   });
 
   it('keeps URL lines and the exit state of a long log', () => {
-    expect(evidenceCut(build, 35)).toBe('> Compiling... … step xxxxx ok ¶ see https://example.org/build/log ¶ done ¶ Process exited with code 2');
+    // (The line's own `...` beside the cut mark goes: one mark shows, the cut's; it read
+    // `> Compiling... … step`.)
+    expect(evidenceCut(build, 35)).toBe('> Compiling … step xxxxx ok ¶ see https://example.org/build/log ¶ done ¶ Process exited with code 2');
   });
 
   it('falls back to the plain middle cut when fewer than two lines fit', () => {

@@ -32,9 +32,40 @@ const endsLine = (u: Unit): boolean => u.whole || u.edge === 'tail';
 /** Whether `u`, kept right after `prev`, follows it with nothing removed between them. */
 const adjacent = (prev: Unit, u: Unit): boolean => endsLine(prev) && startsLine(u) && u.line === prev.line + 1;
 
+/** A mark of removed text that a piece may hold of its own at its end or start: `…`, or three dots or more (with blanks beside it). */
+const TOOL_MARK_END = /[ \t]*(?:…|\.{3,})$/;
+const TOOL_MARK_START = /^(?:…|\.{3,})[ \t]*/;
+
+/** Is a cut mark written before the piece `kept[k]` (text was removed between it and the piece before, or before it in its line)? */
+function markBefore(kept: readonly Unit[], k: number): boolean {
+  const u = kept[k]!;
+  const prev = kept[k - 1];
+  return prev === undefined ? u.line > 0 || !startsLine(u) : !adjacent(prev, u);
+}
+
+/** Is a cut mark written after the piece `kept[k]`? */
+function markAfter(lines: readonly string[], kept: readonly Unit[], k: number): boolean {
+  const u = kept[k]!;
+  const next = kept[k + 1];
+  return next === undefined ? u.line < lines.length - 1 || !endsLine(u) : !adjacent(u, next);
+}
+
+/**
+ * The text of the piece `kept[k]` as written: without a mark of its own (`…`, `...`) at a side
+ * where the cut writes its mark (`Compiling...` before a gap reads `Compiling …`), so that one
+ * mark shows there, the cut's; the piece as it is when that would leave nothing of it.
+ */
+function shownText(lines: readonly string[], kept: readonly Unit[], k: number): string {
+  let t = kept[k]!.text;
+  if (markAfter(lines, kept, k)) t = t.replace(TOOL_MARK_END, '');
+  if (markBefore(kept, k)) t = t.replace(TOOL_MARK_START, '');
+  return t.trim() === '' ? kept[k]!.text : t;
+}
+
 /**
  * Join kept units (in text order) with `' ¶ '` between adjacent lines (a line's end, then the
- * next line's start) and the cut mark across gaps.
+ * next line's start) and the cut mark across gaps; a piece's own mark beside the cut's is left
+ * out ({@link shownText}).
  */
 export function assemble(prefix: string, lines: readonly string[], kept: readonly Unit[]): string {
   let out = prefix;
@@ -43,7 +74,7 @@ export function assemble(prefix: string, lines: readonly string[], kept: readonl
     const prev = kept[k - 1];
     if (prev === undefined) out += u.line > 0 || !startsLine(u) ? EVIDENCE_CUT_MARK.trimStart() : '';
     else out += adjacent(prev, u) ? JOIN : EVIDENCE_CUT_MARK;
-    out += u.text;
+    out += shownText(lines, kept, k);
   }
   const end = kept[kept.length - 1];
   if (end !== undefined && (end.line < lines.length - 1 || !endsLine(end))) out += EVIDENCE_CUT_MARK.trimEnd();
@@ -68,8 +99,9 @@ export function assembledToks(prefix: string, lines: readonly string[], kept: re
     const prev = kept[k - 1];
     if (prev === undefined) lead += u.line > 0 || !startsLine(u) ? EVIDENCE_CUT_MARK.trimStart() : '';
     else total += adjacent(prev, u) ? join : mark;
-    if (u.text === '' || endsInWs(u.text)) return -1;
-    total += spacedToks(u.text, u.tokens);
+    const t = shownText(lines, kept, k);
+    if (t === '' || endsInWs(t)) return -1;
+    total += spacedToks(t, t === u.text ? u.tokens : lenToks(t));
   }
   // The prefix (and leading mark) must end in a space after some other character.
   if (lead.length < 2 || lead.charCodeAt(lead.length - 1) !== 0x20) return -1;

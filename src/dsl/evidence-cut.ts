@@ -431,8 +431,18 @@ function chunkSides(s: string, h: number, t: number): [number, number] {
   while (k < n && isWs(s.charCodeAt(k))) k++;
   // A tail that would start with a character belonging to a blank before it keeps that blank.
   b = k < n && EXTENDS.test(s.slice(k, k + 2)) ? b : k;
+  // A mark of the text's own beside the cut's (`validate_nb(nb): ... … returns`) goes with the
+  // text removed: one mark shows.
+  const hm = TOOL_MARK_END.exec(s.slice(Math.max(0, a - 8), a));
+  if (hm !== null && a > hm[0].length) for (a -= hm[0].length; a > 0 && isWs(s.charCodeAt(a - 1)); ) a--;
+  const tm = TOOL_MARK_START.exec(s.slice(b, b + 8));
+  if (tm !== null && b + tm[0].length < n) for (b += tm[0].length; b < n && isWs(s.charCodeAt(b)); ) b++;
   return [a, Math.max(a, b)];
 }
+
+/** A mark of removed text that a text may hold of its own, at a piece's end or start: `…`, or three dots or more. */
+const TOOL_MARK_END = /[ \t]*(?:…|\.{3,})$/;
+const TOOL_MARK_START = /^(?:…|\.{3,})/;
 
 /** Non-white-space length of `s` (the test of {@link MIN_SIDE}). */
 function solidLength(s: string): number {
@@ -540,7 +550,9 @@ function plainCut(w: string, maxToks: number, cut: NonNullable<EvidenceCutOption
     if (!tailShort) return moved;
   }
   const e = edgeCut(w, maxToks - markToks, 'head');
-  const text = e === undefined ? '' : e.text.replace(JOINT_END, '') + EVIDENCE_CUT_MARK.trimEnd();
+  // (a head that ends with a mark of its own gives it up for the cut's)
+  const kept = e === undefined ? '' : e.text.replace(JOINT_END, '').replace(TOOL_MARK_END, '');
+  const text = e === undefined ? '' : kept + EVIDENCE_CUT_MARK.trimEnd();
   return e !== undefined && lenToks(text) <= maxToks ? text : moved;
 }
 

@@ -19,11 +19,13 @@
  * marker that interrupts a paragraph (or indented code) cannot be `2.` or start blank, and
  * neither can a second marker on the same line (`- 2. x` after a paragraph is an item holding the text `2. x`); a tag alone
  * on a lazy line starts an HTML block in the containers the line left; `]]]>` ends no CDATA
- * section. Linear in the text: each line is read once, a line of many markers and a blank line
- * in a deep nesting included.
+ * section. Lines end at `\n`, `\r\n` or a lone `\r` (the scans read a lone `\r` as `\n`,
+ * {@link asLines}), and a byte order mark before a document's first line is skipped, as
+ * micromark does. Linear in the text: each line is read once, a line of many markers and a
+ * blank line in a deep nesting included.
  */
 import { lowerBound } from '../chat/fences.js';
-import { lineCutParts } from './code-cut.js';
+import { lineCutParts, placeableFrom } from './code-cut.js';
 
 /** The mark of a middle cut. */
 const CUT_MARK = ' … ';
@@ -56,6 +58,31 @@ const SPACE = 32;
 const TAB = 9;
 const GT = 0x3e;
 const LT = 0x3c;
+const BOM = 0xfeff;
+
+/**
+ * `s` with each lone `\r` (one not followed by `\n`) read as a line break, `\n`: CommonMark ends
+ * a line at `\n`, `\r\n` or a lone `\r`, while the scans here split lines at `\n` (a `\r` before
+ * it excluded). The text keeps its length and offsets, so a cut found in it is a cut of `s`;
+ * `s` itself when it holds no lone `\r`. The last text asked about is remembered.
+ */
+function asLines(s: string): string {
+  if (!s.includes('\r')) return s;
+  if (s === crIn) return crOut;
+  const out = s.replace(LONE_CR, '\n');
+  crIn = s;
+  crOut = out;
+  return out;
+}
+
+const LONE_CR = /\r(?!\n)/g;
+let crIn = '';
+let crOut = '';
+
+/** The start of the first line of `s` read as a document's: after a byte order mark (which micromark skips), else 0. */
+function docStartOf(s: string): number {
+  return s.charCodeAt(0) === BOM ? 1 : 0;
+}
 
 /** End of the line that starts at `i` (index of its `\n`, or `to`), a `\r` before it excluded. */
 function lineEnd(s: string, i: number, to: number): number {
@@ -160,13 +187,17 @@ class Blocks {
   constructor(start: FenceStart = 'fresh') {
     if (start !== 'fresh') this.flow = PARA;
     this.inlineFirst = start === 'inline';
+    this.docStart = start === 'fresh';
   }
 
   private inlineFirst: boolean;
+  /** Read from the start of a document: a byte order mark before the first line is no text of it (micromark skips it). */
+  private docStart: boolean;
 
   /** A copy of this reader's state (its containers copied, the open fence shared). */
   clone(): Blocks {
     const c = new Blocks('fresh');
+    c.docStart = this.docStart;
     c.stack = this.stack.map((x) => ({ ...x }));
     c.flow = this.flow;
     c.fence = this.fence;
@@ -227,6 +258,7 @@ class Blocks {
 
   /** Read the line `s[start, end)` (no line break in it). */
   line(s: string, start: number, end: number): void {
+    if (start === 0 && this.docStart && s.charCodeAt(0) === BOM) start = 1;
     this.s = s;
     this.i = start;
     this.end = end;
@@ -743,7 +775,7 @@ function needsBlockScan(s: string): boolean {
   // Lines after the last one with a fence run change no fence: after it a fence at top level is
   // either open (and they are its code) or none can open.
   const stop = Math.max(s.lastIndexOf('```'), s.lastIndexOf('~~~'));
-  for (let i = 0; i < stop; ) {
+  for (let i = docStartOf(s); i < stop; ) {
     let j = i;
     while (j < i + 3 && s.charCodeAt(j) === SPACE) j++;
     const c = s.charCodeAt(j);
@@ -791,6 +823,12 @@ function mayHoldRawHtml(s: string): boolean {
 }
 
 const RAW_TAG = /<(?:pre|script|style|textarea)(?:[\s>]|$)/i;
+
+/**
+ * A line's start, as a cut leaves it, that is the unfinished start tag of an HTML block of kind
+ * 1 (`<pre`, `<script src=a`: no `>` yet), after the markers of block quotes.
+ */
+const CUT_START_TAG = /^(?:[ \t]*>)*[ \t]*<(?:pre|script|style|textarea)(?:[ \t][^>]*)?$/i;
 
 /** The tag name at the start of a line that opens an HTML block of kind 1. */
 const RAW_NAME = /^<([A-Za-z]+)/;
@@ -881,7 +919,7 @@ function scan(
     }
     for (; i >= 0 && i < to; ) {
       if (visit?.(i, st, null)) return st;
-      st = fastStep(s, i, lineEnd(s, i, to), st);
+      st = fastStep(s, i === 0 && start === 'fresh' ? docStartOf(s) : i, lineEnd(s, i, to), st);
       const nl = s.indexOf('\n', i);
       if (nl < 0 || nl >= to) break;
       i = lines.next(nl + 1);
@@ -921,6 +959,7 @@ function scan(
  * fence open at the end. For tests and checks.
  */
 export function fenceLineKinds(s: string, start: FenceStart = 'fresh'): { kinds: number[]; open: OpenFence | null } {
+  s = asLines(s);
   const b = new Blocks(start);
   const kinds: number[] = [];
   for (let i = 0; i < s.length; ) {
@@ -939,7 +978,7 @@ export function fenceLineKinds(s: string, start: FenceStart = 'fresh'): { kinds:
  */
 export function openFenceAtEnd(s: string, from = 0, to = s.length, start: FenceStart = 'fresh'): OpenFence | null {
   if (from > 0) return openFenceAtEnd(s.slice(from, to), 0, to - from, start);
-  return scan(s, to, start);
+  return scan(asLines(s), to, start);
 }
 
 /**
@@ -949,7 +988,7 @@ export function openFenceAtEnd(s: string, from = 0, to = s.length, start: FenceS
  */
 export function openFenceAt(s: string, pos: number, start: FenceStart = 'fresh'): OpenFence | null {
   let at: OpenFence | null = null;
-  scan(s, s.length, start, (i, f) => {
+  scan(asLines(s), s.length, start, (i, f) => {
     at = f;
     return i >= pos;
   });
@@ -969,26 +1008,28 @@ export function closerOf(f: OpenFence): string {
  * open a new one).
  */
 export function closeOpenFence(s: string, start: FenceStart = 'fresh'): string {
+  const r = asLines(s);
   let f: OpenFence | null;
   let raw: string | null = null;
-  if (needsBlockScan(s) || mayHoldRawHtml(s)) {
+  if (needsBlockScan(r) || mayHoldRawHtml(r)) {
     const b = new Blocks(start);
-    for (let i = 0; i < s.length; ) {
-      b.line(s, i, lineEnd(s, i, s.length));
-      const nl = s.indexOf('\n', i);
+    for (let i = 0; i < r.length; ) {
+      b.line(r, i, lineEnd(r, i, r.length));
+      const nl = r.indexOf('\n', i);
       if (nl < 0) break;
       i = nl + 1;
     }
     f = b.fence;
     if (f === null) raw = b.rawCloser();
-  } else f = openFenceAtEnd(s, 0, s.length, start);
+  } else f = openFenceAtEnd(r, 0, r.length, start);
   if (f === null && raw === null) return s;
-  const sep = s.charCodeAt(s.length - 1) === 10 ? '' : '\n';
+  const sep = r.charCodeAt(r.length - 1) === 10 ? '' : '\n';
   return `${s}${sep}${f !== null ? closerOf(f) : raw}`;
 }
 
 /** Does the line starting at `i` (up to `\n`) begin, after spaces or tabs, with three backticks or tildes? */
 export function looksLikeFence(s: string, i = 0): boolean {
+  if (i === 0) i = docStartOf(s);
   const end = lineEnd(s, i, s.length);
   const j = skipBlank(s, i, end);
   const ch = s.charCodeAt(j);
@@ -1003,6 +1044,7 @@ export function looksLikeFence(s: string, i = 0): boolean {
  * item, which a mark or a cut on it would break.
  */
 export function looksLikeFenceInside(s: string, i = 0): boolean {
+  if (i === 0) i = docStartOf(s);
   const end = lineEnd(s, i, s.length);
   let j = skipBlank(s, i, end);
   for (;;) {
@@ -1028,6 +1070,7 @@ export function looksLikeFenceInside(s: string, i = 0): boolean {
 
 /** Does the last line of `s` begin with three backticks or tildes (after spaces, tabs or container markers)? */
 export function lastLineLooksLikeFence(s: string): boolean {
+  s = asLines(s);
   return looksLikeFenceInside(s, s.lastIndexOf('\n') + 1);
 }
 
@@ -1067,6 +1110,7 @@ export function joinCut(s: string, head: number, tail: number, start: FenceStart
  * (its cut is not tried again at a larger budget to use what a dropped line would leave).
  */
 export function joinCutParts(s: string, head: number, tail: number, start: FenceStart = 'fresh', reach = 0): { head: number; mid: string; tail: number } {
+  s = asLines(s);
   const hs = s.lastIndexOf('\n', head - 1) + 1;
   if (hs < head && looksLikeFenceInside(s, hs)) head = hs;
   const ts = s.lastIndexOf('\n', tail - 1) + 1;
@@ -1117,7 +1161,8 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   );
   // A side that ends or starts inside fenced code keeps whole lines of it where the partial
   // line holds little (at most PARTIAL_LINE characters after its indentation): the head's last
-  // line goes, and the tail starts at the next line (the state there is the one read).
+  // line goes, and the tail starts at the next line (the state there is the one read); a
+  // partial tail starts where a reader can place it, or goes.
   const cutHead = head;
   const cutTail = tail;
   if (hOpen !== null && head > 0 && s.charCodeAt(head - 1) !== 10 && lineEnd(s, head, s.length) > head) {
@@ -1126,6 +1171,8 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
   }
   if (tOpen !== null && tail > 0 && tail < s.length && s.charCodeAt(tail - 1) !== 10) {
     const e = lineEnd(s, tail, s.length);
+    // (from where a reader can place it: not `(self, m): …`, see placeableFrom)
+    tail = placeableFrom(s, tail, e);
     if (e - skipBlank(s, tail, e) <= PARTIAL_LINE) {
       const nl = s.indexOf('\n', tail);
       tail = nl < 0 ? s.length : nl + 1;
@@ -1165,7 +1212,13 @@ export function joinCutParts(s: string, head: number, tail: number, start: Fence
     before = `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${closerOf(hf)}\n${prefixOf(hBoxes.slice(0, n))}…`;
   }
   // A head that ends inside an HTML block that runs to its end marker (a comment, `<pre>`):
-  // the marker closes it before the mark, so the tail is not hidden in it.
+  // the marker closes it before the mark, so the tail is not hidden in it. A head cut inside
+  // the start tag of such a block (`<pre` of `<pre class="x">`) keeps none of its line instead:
+  // the piece would open the block only for the closer to end it (`<pre\n</pre>`).
+  if (hOpen === null && hRaw !== null && head > 0 && s.charCodeAt(head - 1) !== 10) {
+    const hl = s.lastIndexOf('\n', head - 1) + 1;
+    if (lineEnd(s, head, s.length) > head && CUT_START_TAG.test(s.slice(hl, head))) return joinCutParts(s, hl, tail, start, reach);
+  }
   if (hOpen === null && hRaw !== null) before = `${head > 0 && s.charCodeAt(head - 1) === 10 ? '' : '\n'}${hRaw}\n…`;
   if (tOpen !== null) {
     const f: OpenFence = tOpen;

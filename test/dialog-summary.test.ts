@@ -499,3 +499,19 @@ describe('httpDialogSummarizer against a local server', () => {
     }
   });
 });
+
+describe('the index of replaced cells', () => {
+  it('lists the paths a call touched as the evidence index finds them: no MIME types, attributes or dotted ends', async () => {
+    const { replacedIndex } = await import('../src/dialog/summary-note.js');
+    const tool = {
+      id: 'toolu_01',
+      name: 'bash',
+      args: { cmd: 'curl -H "Accept: application/octet-stream" -o out/data.json x; cat headers/metadata. ; echo {self.html} m.py' },
+      result: 'ok',
+    };
+    const reply = `Fetching.\n\n\`\`\`json {.tool}\n${JSON.stringify(tool, null, 2)}\n\`\`\`\n\nDone.`;
+    const d = new Dialog([], { name: 'x' });
+    d.mkMessage('fetch it', { type: 'prompt', reply });
+    expect(replacedIndex(d.messages, 200).split('\n').at(-1)).toBe('- paths: out/data.json, m.py');
+  });
+});

@@ -25,6 +25,12 @@ describe('evidence scanners', () => {
     const t = 'at /srv/app, ~/x.csv, ./a/b, a/b.py, a/b/c, 2/math.pi, </td>, \\n/usr/lib/x, notes.md, x.y.md, -run.sh';
     expect(texts(pathSpans(t))).toEqual(['/srv/app', '~/x.csv', './a/b', 'a/b.py', '/usr/lib/x', 'notes.md', 'run.sh']);
     expect(texts(pathSpans('cut /usr/local/lib/py … and /srv/app<TRUNCATED> but /srv/web <TRUNCATED>', true))).toEqual(['/srv/web']);
+    // (a new user's review: a name after a printed `\t` escape, and attributes of `self`, are no file names)
+    const printed = "' M nbs/core.py\\n?? \\tSOLVEIT.ipynb' and style=f'height:{self.h}px' of self.html(), this.md, cls.py, m.html";
+    expect(texts(pathSpans(printed))).toEqual(['nbs/core.py', 'SOLVEIT.ipynb', 'm.html']);
+    const seen: string[] = [];
+    eachPath(printed, false, (p) => seen.push(p));
+    expect(seen).toEqual(['nbs/core.py', 'SOLVEIT.ipynb', 'm.html']);
     expect(cutAt('a …', 1)).toBe(true);
     expect(cutAt('a b', 1)).toBe(false);
   });

@@ -3,6 +3,7 @@
  * `docs/differences.md`): an earlier note's body folded in once, the deterministic index of
  * what an LLM summary replaced, and the attachments the note's text refers to.
  */
+import { eachPath } from '../dsl/evidence-scan.js';
 import { fmt2hist, type ToolUsePart } from '../chat/index.js';
 import { compactCall } from '../dsl/render.js';
 import { TRANSCRIPT_MARKER } from '../dsl/continuation.js';
@@ -46,12 +47,13 @@ export function noteBody(content: string): string {
 /** Argument keys whose string values name files. */
 const PATH_KEYS = new Set(['path', 'file', 'file_path', 'filepath', 'filename', 'fname', 'dest', 'dir', 'directory', 'cwd']);
 const EXIT_RE = /(?:exit(?:ed)?(?: with)?(?: code| status)?|return ?code|returncode)[:= ]+(-?\d+)/i;
-// A word that names a file: a slash path, or a name with a common file extension.
-const SLASH_PATH_RE = /^(?:~|\.{1,2})?\/?[\w.@+-]+(?:\/[\w.@+-]+)+\/?$/;
-const FILE_EXT_RE =
-  /^[\w.@+-]*\w\.(?:py|ipynb|ts|tsx|js|mjs|cjs|jsx|json|jsonl|md|txt|csv|tsv|yaml|yml|toml|cfg|ini|sh|rs|go|c|h|cc|cpp|hpp|java|kt|rb|php|html|css|xml|sql|log|parquet|pdf|png|jpg|jpeg|svg|lock)$/i;
 
-/** Paths among a call's string arguments: a value under a path key, or words shaped like paths. */
+/**
+ * Paths among a call's string arguments: a value under a path key, or the file paths in the
+ * first 4,000 characters of any other, as the flat document's evidence index finds them
+ * (`eachPath`: a MIME type such as `application/octet-stream`, `self.html` or a path with a
+ * dot at its end is none).
+ */
 function pathsOf(args: Record<string, unknown>, into: Set<string>): void {
   for (const [k, v] of Object.entries(args)) {
     if (typeof v !== 'string') continue;
@@ -59,10 +61,9 @@ function pathsOf(args: Record<string, unknown>, into: Set<string>): void {
       into.add(v);
       continue;
     }
-    for (const w of v.slice(0, 4000).split(/[\s'"`()[\]{},;:=<>|&]+/)) {
-      if (w.length < 3 || w.length > 200 || /^https?$/.test(w) || w.startsWith('//')) continue;
-      if (SLASH_PATH_RE.test(w) || FILE_EXT_RE.test(w)) into.add(w);
-    }
+    eachPath(v.slice(0, 4000), false, (p) => {
+      if (p.length >= 3) into.add(p);
+    });
   }
 }
 

@@ -142,7 +142,8 @@ function isPath(p: string, before: number): boolean {
  * The file paths in `text`, in order of kind then position: paths with a folder, by a scan
  * around each `/`, then bare file names with a known extension (`notes.md`), by a scan around
  * each `.`. A run after a `\n`, `\t` or `\r` escape (JSON, a repr) starts after the escape's
- * letter. With `skipCut`, not a path that a cut mark or `<TRUNCATED>` ends.
+ * letter; `self.h`, `this.html`, `cls.py` are attributes, not names. With `skipCut`, not a path
+ * that a cut mark or `<TRUNCATED>` ends.
  */
 export function* pathSpans(text: string, skipCut = false): Generator<Span> {
   let end = 0;
@@ -168,9 +169,11 @@ export function* pathSpans(text: string, skipCut = false): Generator<Span> {
     if (x === i + 1 || !EXTENSIONS.has(text.slice(i + 1, x).toLowerCase()) || !/^[a-z]+$/.test(text.slice(i + 1, x))) continue;
     let a = i;
     while (a > 0 && (isWordChar(text.charCodeAt(a - 1)) || text.charCodeAt(a - 1) === 45)) a--;
+    if (a > 0 && text.charCodeAt(a - 1) === 92 && 'ntr'.includes(text[a]!)) a++; // after an escape's letter
     while (a < i && text.charCodeAt(a) === 45) a++; // a name starts at a word character
     const before = a > 0 ? text.charCodeAt(a - 1) : -1;
     if (a === i || before === 47 || before === 46 || x - a > FACT_MAX) continue; // not a path's last part, not `.x.py`
+    if (/^(?:self|this|cls)$/.test(text.slice(a, i))) continue; // an attribute of the object a method runs on
     yield { start: a, end: x, text: text.slice(a, x) };
   }
 }
@@ -397,13 +400,24 @@ function scanPaths(
     if (EXT_SHAPES[(text.charCodeAt(i + 1) - 97) * (EXT_MAX + 1) + x - i - 1] !== 1 || !EXTENSIONS.has(text.slice(i + 1, x))) continue;
     let a = i;
     while (a > 0 && (isWordChar(text.charCodeAt(a - 1)) || text.charCodeAt(a - 1) === 45)) a--;
+    // (`\tname.ipynb` in a printed string: the escape's letter is not the name's)
+    if (a > 0 && text.charCodeAt(a - 1) === 92 && isEscapeLetter(text.charCodeAt(a))) a++;
     while (a < i && text.charCodeAt(a) === 45) a++;
     const before = a > 0 ? text.charCodeAt(a - 1) : -1;
-    if (a === i || before === 47 || before === 46 || x - a > FACT_MAX) continue;
+    if (a === i || before === 47 || before === 46 || x - a > FACT_MAX || isObjectName(text, a, i)) continue;
     const p = text.slice(a, x);
     if ((wanted === undefined || wanted.has(p)) && fn(p, a, x)) return true;
   }
   return false;
+}
+
+/**
+ * Whether `text[a, e)` is a name that code gives the object a method runs on (`self`, `cls`,
+ * `this`): `self.h`, `self.html` are attributes, not file names.
+ */
+function isObjectName(text: string, a: number, e: number): boolean {
+  const n = e - a;
+  return (n === 4 && (text.startsWith('self', a) || text.startsWith('this', a))) || (n === 3 && text.startsWith('cls', a));
 }
 
 /** The texts of {@link errorSpans}`(text)`, in order, passed to `fn`. */

@@ -1,10 +1,10 @@
-// `npm run prepack`: what npm runs before it packs the package (`npm pack`, `npm publish`) and
-// when it installs the package from git (pre-commit's `language: node` hooks do that; npm then
-// first installs the clone's dependencies). It builds dist/ (scripts/build.mjs). With a prefix of
-// its own in the environment (`npm_config_prefix`, which pre-commit sets to its hook
-// environment), npm's install of the clone's dev dependencies goes there instead, and the build
-// would find no compiler: the dev dependencies are then installed here first, that prefix left
-// out. (Not `prepare`: npm warns about that script on every install of the packed tarball.)
+// `npm run prepare`: what npm runs on `npm install` in a checkout, before it packs the package
+// (`npm pack`), and when it installs the package from git (pre-commit's `language: node` hooks do
+// that, and npm runs no other script for a git install). It builds dist/ (scripts/build.mjs).
+// With a prefix of its own in the environment (`npm_config_prefix`, which pre-commit sets to its
+// hook environment), npm's install of a git clone's dev dependencies goes there instead, and the
+// build would find no compiler: the dev dependencies are then installed here first, that prefix
+// left out. npm does not run `prepare` when it installs the packed tarball.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +20,7 @@ function run(cmd, args, env = process.env) {
 if (!existsSync(join(root, 'node_modules', 'typescript', 'bin', 'tsc'))) {
   const npm = process.env.npm_execpath;
   if (npm === undefined) {
-    console.error('prepack: the dev dependencies are missing (run npm install in this folder first)');
+    console.error('prepare: the dev dependencies are missing (run npm install in this folder first)');
     process.exit(1);
   }
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(prefix|global|location)$/i.test(k)));

@@ -92,8 +92,14 @@ function nextUrl(text: string, from: number, skipCut: boolean): number {
     const a = schemeStart(text, i);
     if (a < 0) continue;
     let b = i + 3;
-    while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
+    let brace = false;
+    for (let c = 0; b < text.length && !endsUrl((c = text.charCodeAt(b))); b++) if (c === 123) brace = true;
     if (b === i + 3) continue;
+    if (brace) {
+      // A template (`f'http://localhost:{port}/x'`) names no address: not a URL.
+      i = b - 3;
+      continue;
+    }
     const e = urlEnd(text, a, b);
     if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) {
       foundStart = a;
@@ -107,7 +113,8 @@ function nextUrl(text: string, from: number, skipCut: boolean): number {
 
 /**
  * The URLs in `text` (`http`, `https`, `ftp`, `s3` or `gs`, then `://`, up to a character that
- * ends a URL), in order; with `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
+ * ends a URL), in order, but for templates (a `{` in the run: `http://host:{port}`); with
+ * `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
  */
 export function* urlSpans(text: string, skipCut = false): Generator<Span> {
   for (let i = nextUrl(text, 0, skipCut); i >= 0; i = nextUrl(text, i + 3, skipCut)) {

@@ -573,10 +573,11 @@ describe('dlg-compact on the demo dialog', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^demo\.ipynb: would write, 15 messages/);
     expect(readFileSync(join(dir, 'demo.ipynb')).equals(demoBytes)).toBe(true);
+    // The report goes where it would go if the document were printed: to standard error.
     const s = cli(['--check', '-'], dir, demoBytes);
     expect(s.code).toBe(0);
-    expect(s.stdout).toBe(line('<stdin> → <stdout>', 'would print', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
-    expect(s.stderr).toBe('');
+    expect(s.stderr).toBe(line('<stdin> → <stdout>', 'would print', 15, demoStats.tokens.total, demoFlat.tokens.total) + '\n');
+    expect(s.stdout).toBe('');
   });
 
   it('--json prints one record per file with exactly the documented fields', () => {
@@ -615,7 +616,7 @@ describe('dlg-compact on the demo dialog', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(recs.length).toBe(2);
-    expect(Object.keys(recs[0])).toEqual(['path', 'error']);
+    expect(Object.keys(recs[0])).toEqual(['path', 'status', 'error']);
     expect(recs[0].path).toBe('bad.ipynb');
     expect(f.stderr).toBe(`dlg-compact: ${recs[0].error}\n`);
     expect(recs[1].status).toBe('unchanged');
@@ -1484,7 +1485,11 @@ describe('dlg-compact --strategy summary with an LLM (local HTTP server)', () =>
       expect(readFileSync(join(dir, 'demo.ipynb')).equals(demoBytes)).toBe(true);
       const j = await cliAsync(['--json', '--strategy', 'summary', '--llm-url', srv.url, '--llm-model', 'test', 'demo.ipynb'], dir);
       expect(j.code).toBe(1);
-      expect(JSON.parse(j.stdout)).toEqual({ path: 'demo.ipynb', error: 'demo.ipynb: summary failed (http:test): summariser HTTP 500: model overloaded' });
+      expect(JSON.parse(j.stdout)).toEqual({
+        path: 'demo.ipynb',
+        status: 'failed',
+        error: 'demo.ipynb: summary failed (http:test): summariser HTTP 500: model overloaded',
+      });
     } finally {
       await srv.close();
     }

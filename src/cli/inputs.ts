@@ -14,6 +14,7 @@ import type { CliIO } from './io.js';
 import type { FileFailure, FileJob, FileSkip } from './job.js';
 import type { CliOptions } from './options.js';
 import { OWN_OUTPUT_NOTE, hasOutputName, isOwnOutput } from './own-output.js';
+import { printable } from './report.js';
 
 /**
  * One input of the run after expansion: a file to read (`rel`: its path below the directory
@@ -159,6 +160,7 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
       const real = await realOrSelf(i.abs);
       const first = seen.get(real);
       if (first !== undefined) {
+        if (opts.verbose) io.stderr.write(printable(`${i.path}: dropped, the same file as ${'path' in first ? first.path : i.path}`) + '\n');
         if (i.literal) {
           if ('skipped' in first) first.named = true;
           else if (first.kind === 'file') first.literal = true;
@@ -209,7 +211,12 @@ export async function planJobs(args: readonly string[], opts: CliOptions, io: Cl
     else output = stdin ? '-' : defaultOutput(path, i.rel, o.to, o.outputDir);
     const target = output === '-' ? null : resolve(io.cwd, output);
     if (o.output !== undefined && !stdin && target !== null && (await sameFile(target, i.abs))) {
-      throw new UsageError(`refusing to overwrite the input ${path} (use --in-place to rewrite it)`);
+      // Advice that works in this mode: --in-place rewrites only dialog-mode and micro copies.
+      const advice =
+        o.mode === 'dialog' && o.strategy !== 'summary'
+          ? 'use --in-place to rewrite it'
+          : `leave out -o to write ${defaultOutput(path, i.rel, o.to, undefined)}, or name another output`;
+      throw new UsageError(`refusing to overwrite the input ${path} (${advice})`);
     }
     const realTarget = target === null ? null : await realOrSelf(target);
     if (realTarget !== null && !o.inPlace && inputPaths.has(realTarget)) {

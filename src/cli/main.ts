@@ -21,7 +21,7 @@ import { defaultIO, type CliIO, type CliStream } from './io.js';
 import type { ConfigFinder } from './config.js';
 import type { SettingsFor } from './inputs.js';
 import { isFailure, isSkip, type FileJob, type FileResult } from './job.js';
-import { buildProgram, toOptions, type CliOptions } from './options.js';
+import { buildProgram, inapplicableSettings, toOptions, type CliOptions } from './options.js';
 import { jsonRecord, printable, reportLine, skipLine, totalLine } from './report.js';
 
 export { CliFileError, SummaryFailedError, UsageError } from './errors.js';
@@ -98,23 +98,28 @@ function settingsResolver(
   shownPath: (path: string, cwd: string) => string,
 ): SettingsFor {
   const byFile = new Map<string, CliOptions>();
+  const shownOf = new Map<string, string>();
   return async (dir) => {
     const found = finder === null ? null : await finder.find(dir);
     if (found === null) return { opts: base };
     const shown = shownPath(found.path, io.cwd);
     let opts = byFile.get(found.path);
     if (opts === undefined) {
+      // Keys of the file that do not apply to this run (another strategy's) are left out.
+      const ignored = inapplicableSettings(found.values, raw, fromCli, io.env);
+      const skip = new Set(ignored.map((x) => x.attr));
       const merged: Record<string, unknown> = { ...raw };
-      for (const [k, v] of Object.entries(found.values)) if (!fromCli(k)) merged[k] = v;
+      for (const [k, v] of Object.entries(found.values)) if (!fromCli(k) && !skip.has(k)) merged[k] = v;
       try {
-        opts = toOptions(merged, (n) => fromCli(n) || n in found.values, io.env);
+        opts = toOptions(merged, (n) => fromCli(n) || (n in found.values && !skip.has(n)), io.env);
       } catch (err) {
         if (err instanceof UsageError) throw new UsageError(`${err.message} (with the settings of ${shown})`);
         throw err;
       }
       byFile.set(found.path, opts);
+      shownOf.set(found.path, ignored.length === 0 ? shown : `${shown}, ignoring ${ignored.map((x) => x.label).join(', ')}`);
     }
-    return { opts, config: shown };
+    return { opts, config: shownOf.get(found.path)! };
   };
 }
 
@@ -136,8 +141,9 @@ async function run(args: readonly string[], opts: CliOptions, io: CliIO, setting
   for (const p of planned) if (isFailure(p) || isSkip(p)) results[p.index] = p;
   const configOf = new Map(jobs.map((j) => [j.index, j.config]));
 
-  // Reports go to stdout unless a document does; then stdout carries only the document.
-  const docToStdout = !opts.check && jobs.some((j) => j.target === null);
+  // Reports go to stdout unless a document does (or, under --check, would); then stdout
+  // carries only the document.
+  const docToStdout = jobs.some((j) => j.target === null);
   const reportStream = docToStdout ? io.stderr : io.stdout;
 
   const showBar = opts.progress && !opts.quiet && io.stderr.isTTY === true && planned.length > 1;

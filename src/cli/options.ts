@@ -101,7 +101,8 @@ OPENAI_MODEL alone never sends a dialog anywhere).
 
 Settings: defaults for mode, strategy, profile, to and the budgets come from the nearest
 .dlg-compact.json, package.json ("dlg-compact" key) or pyproject.toml ([tool.dlg-compact]),
-looked for upward from each input (keys are the long flags without --); flags override them;
+looked for upward from each input (keys are the long flags without --); flags override them,
+and a key that does not apply to the run (keep-tools in a dsl run) is ignored (-v names it);
 --print-config shows them and where each comes from. Own outputs given as inputs (the -comp
 copies an unquoted glob brings back) are skipped. Writes are atomic (a temporary
 .NAME.dlg-compact-PID-HEX.tmp renamed over the output); devices and FIFOs are written in place.
@@ -123,7 +124,7 @@ Examples:
 Exit status: 0 all done; 1 some file failed (and with --check: some output would be written);
 2 usage error (also a malformed settings file). A failed summariser fails its file. With --check nothing is written;
 standard-output targets never count as changes. Reports go to standard output, or to standard
-error when a document is written to standard output.`;
+error when the document goes (or, with --check, would go) to standard output.`;
 
 /** Parse a non-negative integer option value (commander calls it; throws its usage error). */
 function nonNegInt(value: string): number {
@@ -258,6 +259,85 @@ function llmSettings(o: Record<string, unknown>, env: CliIO['env']): LlmSettings
   }
 }
 
+/** A settings-file key left out of a run it does not apply to, for `-v`: `keep-tools (micro only)`. */
+export interface IgnoredSetting {
+  /** commander's attribute name (`keepTools`). */
+  attr: string;
+  /** The key as the file names it, with its value for `mode` and `to`, and why: `mode flat (not with --strategy micro)`. */
+  label: string;
+  /** Why alone: `not with --strategy micro`. */
+  why: string;
+}
+
+/** The extension of an output path in lower case (`''` for standard output). */
+function outputExt(o: Record<string, unknown>): string {
+  const out = o.stdout === true ? '-' : (o.output as string | undefined);
+  return out === undefined || out === '-' ? '' : extname(out).toLowerCase();
+}
+
+/**
+ * The settings of a file (`values`, by attribute name) that do not apply to the run the flags
+ * (`raw`, `fromCli`) and the file make together: keys of another strategy (`keep-recent` in a
+ * `dsl` run, `max-tokens` or the budgets with `micro`, the budgets with an LLM summariser),
+ * `mode flat` or `to md` with a strategy that writes notebooks, `to md` in dialog mode, and a
+ * `to` that the extension of `-o` contradicts. As with the settings files of other tools, such
+ * keys are ignored rather than refused (a project's file serves runs of every kind); flags
+ * given on the command line are still checked as they are. Listed in the file's order.
+ */
+export function inapplicableSettings(
+  values: Readonly<Record<string, unknown>>,
+  raw: Record<string, unknown>,
+  fromCli: (name: string) => boolean,
+  env: CliIO['env'],
+): IgnoredSetting[] {
+  const val = (a: string) => (!fromCli(a) && a in values ? values[a] : raw[a]);
+  const strategy = val('strategy') as Strategy;
+  const mode = strategy === 'dsl' ? (val('mode') as string) : 'dialog';
+  let llm = false;
+  if (strategy === 'summary') {
+    try {
+      llm = llmSettingsFromEnv(env, { url: raw.llmUrl as string | undefined, model: raw.llmModel as string | undefined }) != null;
+    } catch {
+      // Unusable LLM settings: toOptions reports them.
+    }
+  }
+  const ext = outputExt(raw);
+  const why = (attr: string, v: unknown): string | undefined => {
+    switch (attr) {
+      case 'keepRecent':
+        return strategy === 'dsl' ? 'summary and micro only' : undefined;
+      case 'minSaving':
+        return strategy !== 'summary' ? 'summary only' : undefined;
+      case 'keepTools':
+        return strategy !== 'micro' ? 'micro only' : undefined;
+      case 'maxTokens':
+        return strategy === 'micro' ? 'dsl and summary only' : undefined;
+      case 'userToks':
+      case 'asstToks':
+      case 'callToks':
+      case 'resultToks':
+        return strategy === 'micro' ? 'dsl and summary only' : llm ? 'not with an LLM summariser' : undefined;
+      case 'mode':
+        return strategy !== 'dsl' && v === 'flat' ? `not with --strategy ${strategy}` : undefined;
+      case 'to':
+        if (mode === 'dialog') return v === 'md' ? 'flat mode only' : undefined;
+        if ((v === 'md' && ext === '.ipynb') || (v === 'ipynb' && ext === '.md')) return `not with -o ${String(raw.output)}`;
+        return undefined;
+      default:
+        return undefined;
+    }
+  };
+  const out: IgnoredSetting[] = [];
+  for (const [attr, v] of Object.entries(values)) {
+    if (fromCli(attr)) continue;
+    const w = why(attr, v);
+    if (w === undefined) continue;
+    const key = attr.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+    out.push({ attr, label: `${key}${attr === 'mode' || attr === 'to' ? ` ${String(v)}` : ''} (${w})`, why: w });
+  }
+  return out;
+}
+
 /**
  * Turn commander's option values into {@link CliOptions}, checking the combinations.
  * `explicit(name)` tells whether the user gave the option (rather than its default).
@@ -325,7 +405,11 @@ export function toOptions(o: Record<string, unknown>, explicit: (name: string) =
     }
   }
   let to = (o.to as 'ipynb' | 'md' | undefined) ?? 'ipynb';
-  if (!explicit('to') && mode === 'flat' && output !== undefined && extname(output).toLowerCase() === '.md') to = 'md';
+  const ext = output === undefined || output === '-' ? '' : extname(output).toLowerCase();
+  if (!explicit('to') && mode === 'flat' && ext === '.md') to = 'md';
+  if (explicit('to') && mode === 'flat' && to === 'md' && ext === '.ipynb') throw new UsageError(`--to md writes Markdown; -o ${output} names a notebook`);
+  if (explicit('to') && mode === 'flat' && to === 'ipynb' && ext === '.md')
+    throw new UsageError(`--to ipynb writes a notebook; -o ${output} names a Markdown file`);
   if (inPlace && mode !== 'dialog') throw new UsageError('--in-place needs --mode dialog or --strategy micro (the flat forms are new files)');
   if (inPlace && output !== undefined) throw new UsageError(`--in-place and ${outputFlag} are exclusive`);
   if (mode === 'dialog' && to === 'md') throw new UsageError('--to md makes a flat document; it cannot be combined with --mode dialog');

@@ -10,7 +10,7 @@ import { DEFAULT_MIN_SAVING, KEEP_RECENT_MIN, KEEP_RECENT_RATIO, MICRO_KEEP_RECE
 import { CONFIG_KEYS, type ConfigFinder, shownPath } from './config.js';
 import { expandInputs } from './inputs.js';
 import type { CliIO } from './io.js';
-import type { CliOptions } from './options.js';
+import { type CliOptions, inapplicableSettings } from './options.js';
 import { printable } from './report.js';
 
 /** Defaults shown for the settings that have no commander default. */
@@ -76,15 +76,19 @@ export async function printConfig(program: Command, args: readonly string[], opt
     else if (i.kind === 'stdin') await add('-', io.cwd);
   }
   const raw = program.opts();
+  const fromCli = (name: string) => program.getOptionValueSource(name) === 'cli';
   for (const g of groups.values()) {
-    const settings: Record<string, { value: unknown; source: string }> = {};
+    const settings: Record<string, { value: unknown; source: string; ignored?: string }> = {};
+    // The file's keys that this run leaves out, and why.
+    const ignored = new Map(inapplicableSettings(g.values, raw, fromCli, io.env).map((x) => [x.attr, x.why]));
     // The words shown in place of a default's value (strategyDefault), by key.
     const described = new Map<string, string>();
     for (const key of CONFIG_KEYS) {
       const opt = program.options.find((o) => o.long === `--${key}`);
       if (opt === undefined) continue;
       const attr = opt.attributeName();
-      if (program.getOptionValueSource(attr) === 'cli') settings[key] = { value: raw[attr], source: `--${key}` };
+      if (fromCli(attr)) settings[key] = { value: raw[attr], source: `--${key}` };
+      else if (attr in g.values && ignored.has(attr)) settings[key] = { value: g.values[attr], source: g.config!, ignored: ignored.get(attr)! };
       else if (attr in g.values) settings[key] = { value: g.values[attr], source: g.config! };
       else {
         const byStrategy = raw[attr] === undefined ? strategyDefault(attr, settings.strategy?.value) : undefined;
@@ -98,9 +102,9 @@ export async function printConfig(program: Command, args: readonly string[], opt
     }
     const shown = g.inputs.length <= 3 ? g.inputs.join(', ') : `${g.inputs.slice(0, 3).join(', ')} and ${g.inputs.length - 3} more`;
     io.stdout.write(printable(`${shown}: ${g.config === null ? 'no settings file' : `settings from ${g.config}`}`) + '\n');
-    for (const [key, { value, source }] of Object.entries(settings)) {
+    for (const [key, { value, source, ignored: why }] of Object.entries(settings)) {
       const shownValue = described.get(key) ?? (value === null ? '(not set)' : String(value));
-      io.stdout.write(printable(`  ${key} = ${shownValue}  (${source})`) + '\n');
+      io.stdout.write(printable(`  ${key} = ${shownValue}  (${source}${why === undefined ? '' : `; ignored: ${why}`})`) + '\n');
     }
   }
   return 0;

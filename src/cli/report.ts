@@ -114,10 +114,10 @@ export function skipLine(r: FileSkip): string {
  * `micro: {cleared: [{messageId, tool}], refused: [{messageId, reason}]}`; for `--max-tokens`
  * with the `dsl` strategy, `note` and `fit: {maxTokens, tokens, scale, step, minTokens,
  * indexTokens}`.
- * A failed file gives `{path, error}`; a skipped input `{path, status: "skipped", note}`.
+ * A failed file gives `{path, status: "failed", error}`; a skipped input `{path, status: "skipped", note}`.
  */
 export function jsonRecord(r: FileResult): Record<string, unknown> {
-  if (isFailure(r)) return { path: r.path, error: r.error };
+  if (isFailure(r)) return { path: r.path, status: 'failed', error: r.error };
   if (isSkip(r)) return { path: r.path, status: 'skipped', note: r.skipped };
   const rec: Record<string, unknown> = {
     path: r.path,

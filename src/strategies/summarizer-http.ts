@@ -27,6 +27,20 @@ export class SummarizerError extends DlgError {
 }
 
 /**
+ * Why a request could not be made, in a few words. Node's fetch throws `TypeError: fetch
+ * failed` and keeps the reason in `cause` (`connect ECONNREFUSED 127.0.0.1:9`, or an
+ * `AggregateError` of one such error per address tried): the reason is what a user needs.
+ */
+function networkCause(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(cause instanceof Error)) return String(error);
+  const each = cause instanceof AggregateError && cause.errors.length > 0 ? cause.errors : [cause];
+  const texts = [...new Set(each.map((e: unknown) => (e instanceof Error ? e.message || String((e as { code?: unknown }).code ?? '') : String(e))))];
+  const text = texts.filter((t) => t !== '').join('; ');
+  return text === '' ? String(error) : text;
+}
+
+/**
  * Options of {@link httpSummarizer}.
  * - `baseUrl`: API root; requests go to `baseUrl + '/chat/completions'` (a trailing `/` is
  *   ignored), e.g. `https://api.openai.com/v1`, `http://127.0.0.1:8080/v1`.
@@ -122,6 +136,14 @@ export function httpSummarizer(options: HttpSummarizerOptions): HttpSummarizer {
     throw new InvalidArgumentError(`httpSummarizer: invalid baseUrl ${baseUrl}`, { cause: error });
   }
 
+  // The endpoint as messages name it: credentials a base URL may carry are masked.
+  const shown = new URL(url);
+  if (shown.username !== '' || shown.password !== '') {
+    shown.username = '***';
+    shown.password = '';
+  }
+  const shownUrl = shown.toString();
+
   return async (prompt: string, signal?: AbortSignal): Promise<string> => {
     if (typeof prompt !== 'string') throw new InvalidArgumentError('httpSummarizer: prompt must be a string');
     if (maxRequestTokens !== undefined && !fitsToks((systemPrompt ?? '') + prompt, maxRequestTokens)) {
@@ -149,7 +171,10 @@ export function httpSummarizer(options: HttpSummarizerOptions): HttpSummarizer {
       if (error instanceof SummarizerError) return error;
       if (timedOut) return new SummarizerError(`summariser request timed out after ${timeoutMs} ms`, 'timeout', status, { cause: error });
       if (signal?.aborted) return new SummarizerError('summariser request was aborted', 'aborted', status, { cause: error });
-      return new SummarizerError(`summariser request failed: ${String(error)}`, 'network', status, { cause: error });
+      let cause = networkCause(error).split(url).join(shownUrl);
+      // fetch refuses a list of ports (9, 25, 6000, ...) before connecting, saying only "bad port".
+      if (cause === 'bad port') cause = `fetch refuses to connect to port ${shown.port} (bad port)`;
+      return new SummarizerError(`summariser request to ${shownUrl} failed: ${cause}`, 'network', status, { cause: error });
     };
     try {
       let res: Response;

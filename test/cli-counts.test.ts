@@ -100,13 +100,13 @@ describe('the command reports the same figures, whatever it counts', () => {
   writeFileSync(join(dir, 'demo.ipynb'), DEMO);
 
   it.each([
-    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2199 tokens (56.3% saved), 21 KB → 9 KB\n'],
+    [['demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2198 tokens (56.3% saved), 21 KB → 9 KB\n'],
     [['--mode', 'dialog', 'demo.ipynb'], 'demo-comp.ipynb: written, 15 messages, 5029 → 2479 tokens (50.7% saved), 21 KB → 15 KB\n'],
     [
       ['--strategy', 'micro', 'demo.ipynb'],
       'demo-comp.ipynb: written (micro: 2 tool results cleared), 15 messages, 5029 → 4491 tokens (10.7% saved), 21 KB → 19 KB\n',
     ],
-    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 2000 tokens (60.2% saved), 21 KB → 10 KB\n'],
+    [['--strategy', 'summary', 'demo.ipynb'], 'demo-comp.ipynb: written (summary of 11 cells), 15 messages, 5029 → 1999 tokens (60.3% saved), 21 KB → 10 KB\n'],
     [
       ['--mode', 'dialog', '--max-tokens', '3000', 'demo.ipynb'],
       'demo-comp.ipynb: written (fit into --max-tokens 3000: latest budgets ×4.36 (3 prompts ×4.76), minimum 1464 tokens), 15 messages, 5029 → 2999 tokens (40.4% saved), 21 KB → 16 KB\n',

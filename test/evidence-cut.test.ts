@@ -302,3 +302,27 @@ describe('evidence cuts keep readable pieces', () => {
     }
   });
 });
+
+describe('the exception line of a traceback', () => {
+  // (the demo's cell: the message's lines follow the exception line, so it is not the last line)
+  const tb = [
+    'Traceback (most recent call last):',
+    '  File "/srv/app/load.py", line 3, in <module>',
+    '    df["placed"] = pd.to_datetime(df["placed"], format=fmt)',
+    '  File "/usr/lib/python3/dist-packages/pandas/core/tools/datetimes.py", line 1067, in to_datetime',
+    '    values = convert_listlike(arg._values, format)',
+    'ValueError: time data "2024-03-17T09:41:05" doesn\'t match format "%Y-%m-%d %H:%M:%S", at position 48213. You might want to try:',
+    '    - passing `format` if your strings have a consistent format;',
+    "    - passing `format='ISO8601'` if your strings are all ISO8601 but not necessarily in exactly the same format;",
+    "    - passing `format='mixed'`, and the format will be inferred for each element individually.",
+  ].join('\n');
+
+  it('leads the keeping order, kept whole within twice its share, else its start', () => {
+    // 47 tokens: whole within twice two fifths of 60; the suggestions after it give way.
+    expect(evidenceCut(tb, 60)).toBe(
+      '> Traceback (most recent call last): … ValueError: time data "2024-03-17T09:41:05" doesn\'t match format "%Y-%m-%d %H:%M:%S", at position 48213. You might want to try: …',
+    );
+    // At 30 its start (the quoted date is a run of more tokens than its share has left), then the last line's end.
+    expect(evidenceCut(tb, 30)).toBe('> Traceback (most recent call last): … ValueError: time data … be inferred for each element individually.');
+  });
+});

@@ -114,6 +114,13 @@ interface Prepared {
    * and within a class later lines first. It grows on demand ({@link orderAt}).
    */
   order: number[];
+  /**
+   * The line that names the exception a traceback ended with (`ValueError: time data …`), among
+   * the last lines, or -1: it leads the keeping order. {@link EXCEPTION_LINE}
+   */
+  exc: number;
+  /** How many entries lead the order before its classes: the exception line, the last and the first lines. */
+  lead: number;
   /** The class whose lines are being added to `order`, from 1 up; 6 once the order is whole. */
   cls: number;
   /** The next line (going back) to test for class `cls`; 0 ends the class. */
@@ -196,17 +203,37 @@ export function clearPrepared(): void {
   lineCutsKept = 0;
 }
 
+/**
+ * A line that starts with an exception's name and a colon (or is that name alone), the last line
+ * but the message's own of a Python traceback: `ValueError: time data …`, `pandas.errors.ParserError: …`,
+ * `KeyboardInterrupt`.
+ */
+const EXCEPTION_LINE = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)(?::|$)/;
+
+/** How many lines from the end an exception line is looked for (a message's lines follow it). */
+const EXCEPTION_REACH = 12;
+
+/** The last line of the last {@link EXCEPTION_REACH} that is an {@link EXCEPTION_LINE}, or -1. */
+function exceptionLine(lines: readonly string[]): number {
+  for (let i = lines.length - 1; i >= 1 && i >= lines.length - EXCEPTION_REACH; i--) if (EXCEPTION_LINE.test(lines[i]!)) return i;
+  return -1;
+}
+
 function prepared(text: string, prefix: string, known?: { lines: readonly string[]; whole: string | (() => string) }): Prepared {
   const p0 = PREPARED.get(text);
   if (p0 !== undefined && p0.prefix === prefix) return p0;
   const lines = known !== undefined ? known.lines : pyNonBlankLines(text);
   const whole = known !== undefined ? known.whole : lines.length ? prefix + lines.join(JOIN) : prefix.trimEnd();
   const last = lines.length - 1;
+  const exc = exceptionLine(lines);
+  const order = last > 0 ? (exc > 0 && exc < last ? [exc, last, 0] : [last, 0]) : last === 0 ? [0] : [];
   const p: Prepared = {
     prefix,
     lines,
     whole,
-    order: last > 0 ? [last, 0] : last === 0 ? [0] : [],
+    order,
+    exc,
+    lead: order.length,
     cls: 1,
     at: last - 1,
     info: new Int32Array(lines.length * SLOTS),
@@ -293,6 +320,7 @@ function isInner(p: Prepared, i: number): boolean {
 
 /** Whether line `i` (neither the first nor the last) is of class `c` of the keeping order. */
 function inClass(p: Prepared, i: number, c: number): boolean {
+  if (i === p.exc) return false; // (it leads the order)
   if (c === 5) return isInner(p, i);
   // rankOf(p, i) === c, testing no fact past the one that settles it.
   const ranked = c === 1 ? isErr(p, i) : !isErr(p, i) && (c === 2 ? hasSpan(p, i) : !hasSpan(p, i) && (c === 3 ? hasDigit(p, i) : !hasDigit(p, i)));
@@ -650,7 +678,7 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
   // A kept line may take at most a quarter of the budget, a last line that reports an error two
   // fifths, so the first and last lines leave room for evidence between them.
   const last = lines.length - 1;
-  const capOf = (i: number): number => Math.max(4, Math.floor(i === last && isErr(prep, i) ? (maxToks * 2) / 5 : maxToks / 4));
+  const capOf = (i: number): number => Math.max(4, Math.floor(i === prep.exc || (i === last && isErr(prep, i)) ? (maxToks * 2) / 5 : maxToks / 4));
   const chosen: Unit[] = [];
   const shown = (t: string): boolean => chosen.some((u) => u.text.includes(t));
   let used = lenToks(prefix) + 1; // the prefix and a closing mark
@@ -701,6 +729,21 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
       take({ line: i, start: 0, whole: true, text: line, tokens: n });
       return;
     }
+    // An exception line is kept whole within twice its share, else keeps its start: the
+    // exception's name and the message's first words (`ValueError: time data
+    // "2024-03-17T09:41:05" doesn't match …`), not its two ends.
+    if (i === prep.exc) {
+      const roomX = Math.min(maxToks - used - 1, 2 * lineCap);
+      if (capLen(prep, i, roomX + 1) <= roomX) {
+        take({ line: i, start: 0, whole: true, text: line, tokens: capLen(prep, i, roomX + 1) });
+        return;
+      }
+      const e = edgeCut(line, Math.min(lineCap, maxToks - used - 1), 'head');
+      if (e !== undefined) {
+        take({ line: i, start: 0, whole: false, edge: 'head', text: e.text, tokens: e.tokens });
+        return;
+      }
+    }
     const c = readableCut(line, lineCap, countedCut, cut);
     if (c !== undefined) {
       take({ line: i, start: 0, whole: true, text: c.text, tokens: c.tokens });
@@ -724,21 +767,21 @@ function cutPrepared(prep: Prepared, maxToks: number, opts: EvidenceCutOptions, 
     }
     if (hasSpan(prep, i)) takeSpans(i, lineCap);
   };
-  // Every entry after the first two is a line other than the first and the last, whose cap is
-  // the same. Once the room left is below that cap, such a line is taken only when it fits the
+  // Every entry after the leading ones (the exception line, the last and the first lines) is an
+  // inner line, whose cap is a quarter of the budget. Once the room left is below that cap, such a line is taken only when it fits the
   // room whole or holds a URL or path; the room only shrinks, so a line surely over the room and
   // without one is passed over wherever the order puts it, and need not be classed at all.
-  const innerCap = capOf(last > 1 ? 1 : 0);
+  const innerCap = Math.max(4, Math.floor(maxToks / 4));
   const passed = (i: number, room: number): boolean => overRoom(prep, i, room) && !maySpan(prep, i);
   let k = 0;
   for (; ; k++) {
     if (used + 2 > maxToks) break; // no piece costs less than itself and a joint
-    if (k >= 2 && maxToks - used - 1 < innerCap) break;
+    if (k >= prep.lead && maxToks - used - 1 < innerCap) break;
     const i = orderAt(prep, k);
     if (i < 0) break;
     consider(i);
   }
-  if (k >= 2 && used + 2 <= maxToks && maxToks - used - 1 < innerCap) {
+  if (k >= prep.lead && used + 2 <= maxToks && maxToks - used - 1 < innerCap) {
     // The rest of the order: the entries made already, then its making continued here, skipping
     // the lines passed over (the order kept in `prep` stays whole for other budgets).
     for (; k < prep.order.length && used + 2 <= maxToks; k++) {

@@ -4,7 +4,8 @@
 // With a prefix of its own in the environment (`npm_config_prefix`, which pre-commit sets to its
 // hook environment), npm's install of a git clone's dev dependencies goes there instead, and the
 // build would find no compiler: the dev dependencies are then installed here first, that prefix
-// left out. npm does not run `prepare` when it installs the packed tarball.
+// left out (with the policy settings of the outer install, which would refuse the inner one's
+// scripts). npm does not run `prepare` when it installs the packed tarball.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -23,7 +24,7 @@ if (!existsSync(join(root, 'node_modules', 'typescript', 'bin', 'tsc'))) {
     console.error('prepare: the dev dependencies are missing (run npm install in this folder first)');
     process.exit(1);
   }
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(prefix|global|location)$/i.test(k)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(prefix|global|location|allow_scripts|allow_git)$/i.test(k)));
   run(process.execPath, [npm, 'install', '--include=dev', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts'], env);
 }
 run(process.execPath, [join(root, 'scripts', 'build.mjs')]);

@@ -1089,9 +1089,13 @@ describe('the legend of flat documents', () => {
   it('the legend and the brief key name only the sigils the body holds', () => {
     const all = '§ Go §\n» Ok »\n! ls\n> a.txt\n▶ read(p=1)\n> [image/png 8 B]\n#_c1\n```python\nx\n```';
     const calls = 'In a reply, `!` opens a shell command the AI ran, `▶ name(…)` another tool call. ';
-    const media = '`>` opens what the call or cell above returned; `[image/png 412 KB]` is a binary output. ';
-    expect(flatLegend('a.ipynb', all)).toBe(flatLegend('a.ipynb'));
+    // (the example of a binary output is the body's own first marker; without a body, a made-up one)
+    const media = '`>` opens what the call or cell above returned; `[image/png 8 B]` is a binary output. ';
+    expect(flatLegend('a.ipynb', all)).toBe(flatLegend('a.ipynb').replace('[image/png 412 KB]', '[image/png 8 B]'));
     expect(flatLegend('a.ipynb', all)).toContain(calls + "`#_id` opens the user's own code cell, its source fenced below. " + media);
+    expect(flatLegend(null, '> [2 × image/png 3 KB, text/plain]\n> [image/svg+xml 24 KB "plot"]')).toContain(
+      '`[2 × image/png 3 KB]` is a binary output.',
+    );
     // One kind of call: its own sentence.
     expect(flatLegend(null, '! ls\n> x')).toContain(
       " `» … »`: the AI's prose. In a reply, `!` opens a shell command the AI ran. `>` opens what the call or cell above returned. ` ¶ `",

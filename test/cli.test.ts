@@ -552,7 +552,7 @@ describe('dlg-compact on the demo dialog', () => {
         '\n',
     );
     expect(totalLine(2, '2 would write', 2 * demoStats.tokens.total, 2 * demoFlat.tokens.total)).toBe(
-      '2 files: 2 would write; 10058 → 4398 tokens (56.3% saved)',
+      '2 files: 2 would write; 10058 → 4396 tokens (56.3% saved)',
     );
     expect(snapshot(dir)).toEqual(before);
     expect(cli(['a.ipynb'], dir).code).toBe(0);

@@ -36,17 +36,23 @@ interface Sigils {
   call: boolean;
   code: boolean;
   output: boolean;
-  media: boolean;
+  /** The body's first binary-output marker, as the legend's example (`''` for none). */
+  media: string;
 }
+
+/** The example of a binary-output marker when there is no body to take one from. */
+const MEDIA_EXAMPLE = '[image/png 412 KB]';
 
 const MEDIA = /\[(?:\d+ × )?[a-z0-9.+-]+\/[a-z0-9.+-]+ \d+(?:\.\d)? (?:B|KB|MB)[\]," ]/;
 
 function sigilsIn(body: string | undefined): Sigils {
-  if (body === undefined) return { shell: true, call: true, code: true, output: true, media: true };
+  if (body === undefined) return { shell: true, call: true, code: true, output: true, media: MEDIA_EXAMPLE };
   const atLine = (p: string): boolean => body.startsWith(p) || body.includes(`\n${p}`);
   // (an empty result or output is a `>` line alone)
   const output = atLine('> ') || body === '>' || body.startsWith('>\n') || body.includes('\n>\n') || body.endsWith('\n>');
-  return { shell: atLine('! '), call: atLine('▶ '), code: atLine('#_'), output, media: output && MEDIA.test(body) };
+  // The marker as the body writes it, without what follows its size (`, ` and more, or an alt text).
+  const m = output ? MEDIA.exec(body) : null;
+  return { shell: atLine('! '), call: atLine('▶ '), code: atLine('#_'), output, media: m === null ? '' : `${m[0].slice(0, -1)}]` };
 }
 
 /**
@@ -67,7 +73,7 @@ export function flatLegend(source: string | null, body?: string): string {
           ? 'In a reply, `▶ name(…)` opens a tool call the AI made. '
           : '';
   const code = k.code ? "`#_id` opens the user's own code cell, its source fenced below. " : '';
-  const output = k.output ? `\`>\` opens what the call or cell above returned${k.media ? '; `[image/png 412 KB]` is a binary output. ' : '. '}` : '';
+  const output = k.output ? `\`>\` opens what the call or cell above returned${k.media !== '' ? `; \`${k.media}\` is a binary output. ` : '. '}` : '';
   return (
     `Condensed reading of ${from} by dlg-compact, cells in order. ` +
     "`§ … §`: the user's text (prompts, notes, raw cells). `» … »`: the AI's prose. " +

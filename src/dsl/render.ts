@@ -427,7 +427,7 @@ export function bashCall(command: string, maxToks: number, profile: Profile = 'r
   if (profile !== 'clean') return truncToksMid(text, maxToks);
   // The lead is the program: the command's first word.
   const word = /^\S*/.exec(text.slice(2))![0];
-  return word === '' ? cleanTruncMid(text, maxToks, CUT_MARK, true) : leadFirst(text, 2 + word.length, [`! ${word} …`], maxToks);
+  return word === '' ? noBareMark(cleanTruncMid(text, maxToks, CUT_MARK, true)) : leadFirst(text, 2 + word.length, [`! ${word} …`], maxToks);
 }
 
 /**
@@ -439,7 +439,7 @@ export function bashCall(command: string, maxToks: number, profile: Profile = 'r
  * and all); else the middle cut (`▶ … ')`).
  */
 function leadFirst(s: string, lead: number, short: readonly string[], maxToks: number): string {
-  const cut = cleanTruncMid(s, maxToks, CUT_MARK, true);
+  const cut = noBareMark(cleanTruncMid(s, maxToks, CUT_MARK, true));
   if (cut === s || cut.startsWith(s.slice(0, lead))) return cut;
   // Only where the lead alone takes about the whole budget: with more, the middle cut keeps
   // arguments too, and the lead's start.
@@ -448,6 +448,11 @@ function leadFirst(s: string, lead: number, short: readonly string[], maxToks: n
     if (n <= maxToks) return n + LEAD_SLACK >= maxToks ? t : cut;
   }
   return cut;
+}
+
+/** A cut that keeps only the mark (a budget of a token or two) as nothing: a bare ` …` reads as any piece's. */
+function noBareMark(cut: string): string {
+  return cut.trim() === '…' ? '' : cut;
 }
 
 /** Tokens of budget beyond a call's lead form up to which {@link leadFirst} writes that form. */

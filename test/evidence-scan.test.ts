@@ -20,7 +20,7 @@ describe('evidence scanners', () => {
     expect(texts(urlSpans(t, true))).toEqual(['https://a.org/x', 'https://b.org/y', 'https://c.org/z', 'https://d.org/p', 'https://e.org/q']);
     expect(texts(urlSpans('xhttps://a.org mailto://b ftp://c.org'))).toEqual(['ftp://c.org']);
     // (a template names no address)
-    expect(texts(urlSpans("f'http://localhost:{dh_settings[\"port\"]}/x' and https://a.org/{id} but http://b.org"))).toEqual(['http://b.org']);
+    expect(texts(urlSpans('f\'http://localhost:{dh_settings["port"]}/x\' and https://a.org/{id} but http://b.org'))).toEqual(['http://b.org']);
   });
 
   it('paths: rooted with two parts or an extension, relative with a known extension, bare names', () => {

@@ -20,7 +20,7 @@ import { cpLen, jsonKeys, pyLstrip, pyRepr, pyStrip } from '../python/index.js';
 import { pyNonBlankLines } from '../python/strings.js';
 import { fitsToks, lenToks, truncToksMid } from '../tokens/index.js';
 import { cutText, fitsToksFront, midCutParts, type CutParts } from '../tokens/budget.js';
-import { fitsToksLike, spliceFits, spliceToks } from '../tokens/splice.js';
+import { fitsToksLike, spliceFits } from '../tokens/splice.js';
 import { checkBudget, resolvePolicy, type Policy, type Profile } from './profile.js';
 import { dropTerminalControls } from './terminal-text.js';
 import { cleanMidCutParts, cleanTruncMid, cleanTruncMidCounted } from './graphemes.js';
@@ -273,6 +273,8 @@ function markLine(c: CutParts | string): CutParts | string {
 
 /** How far above its budget (tokens) a clean cut of code laid out by lines may be cut, to fill the budget. */
 const LINE_CLIMB = 24;
+/** How many budgets in a row that do not fit end the climb. */
+const CLIMB_MISSES = 4;
 
 /** The mark a middle cut of fenced code puts where the middle was (the reference's default). */
 const CUT_MARK = ' … ';
@@ -289,13 +291,11 @@ const CUT_MARK = ' … ';
  * adds tokens).
  * With `profile` `'clean'` the cut keeps whole grapheme clusters and words, and a cut across
  * lines puts its mark on a line of its own, indented like the line after it, dropping a partial
- * line on either side whose text has at most `min(LINE_REACH, j)` units for a cut made at `j`
- * tokens (`lineCutParts`), and a partial tail that does not start where a reader can place it,
+ * line on either side whose text has at most `min(LINE_REACH, maxToks)` units (`lineCutParts`),
  * so the head's last line and the tail's first line are never joined; a cut within one line
- * keeps the inline ` … `. Since a dropped line leaves room, the cuts at every budget up to
- * {@link LINE_CLIMB} tokens above `maxToks` are candidates, and the one that fits and keeps the
- * most code is written (`cleanLineCut`), each counted from the code's pieces: a larger budget
- * never keeps less code.
+ * keeps the inline ` … `. When the first budget tried fits, budgets up to {@link LINE_CLIMB}
+ * tokens above it are tried too (a dropped line leaves room), until {@link CLIMB_MISSES} in a
+ * row do not fit, and the last that fits is kept; each is counted from the code's pieces.
  * @throws BudgetError when even the empty fence pair exceeds `maxToks` (the reference's ValueError).
  * @throws InvalidArgumentError on a non-string `code` or a bad budget.
  */
@@ -318,100 +318,41 @@ export function fencedCode(code: string, maxToks: number, profile: Profile = 're
   const fits = fitsToks(body, maxToks);
   let k = fits ? lenToks(body) : maxToks;
   // Clean cuts laid out by lines may drop partial lines and fit below the budget they were cut
-  // to: they are also cut to budgets a little above it (see cleanLineCut).
-  if (profile === 'clean') {
-    const top = fits ? k : maxToks + LINE_CLIMB;
-    const cm = cleanMidCutParts(body, top);
-    const c = cleanLineCut(
-      body,
-      (j) => markLine(cm(j)),
-      top,
-      (x) => (typeof x === 'string' ? fitsToksLike(body, x, maxToks, pre, suf) : spliceFits(body, x.head, x.mid, x.tail, maxToks, pre, suf)),
-      (x) => (typeof x === 'string' ? lenToks(pre + x + suf) : spliceToks(body, x.head, x.mid, x.tail, maxToks, pre, suf)),
-    );
-    return c === undefined ? pre + suf : pre + cutText(body, c) + suf;
-  }
-  const cut = fits ? (j: number): CutParts | string => midCutParts(body, j, CUT_MARK, true)(j) : midCutParts(body, k, CUT_MARK, false);
+  // to: they are also cut to budgets a little above it (see the climb below).
+  const top = fits ? k : maxToks + LINE_CLIMB;
+  const clean = profile === 'clean' ? cleanMidCutParts(body, top) : undefined;
+  // A partial line is dropped for a whole one when its text has at most one unit per token of
+  // the budget (about a quarter of what the budget holds), and at most LINE_REACH units.
+  const reach = Math.min(LINE_REACH, maxToks);
+  const cut =
+    clean !== undefined
+      ? (j: number): CutParts | string => markLine(lineCutParts(body, clean(j), CUT_MARK, reach))
+      : fits
+        ? (j: number): CutParts | string => midCutParts(body, j, CUT_MARK, true)(j)
+        : midCutParts(body, k, CUT_MARK, false);
   // A cut keeps the body's start and end: counted from the body's pieces and its seams (as
   // parts of the body, the seams of the cut itself, which its fit check has just counted).
   const ok = (c: CutParts | string): boolean =>
     typeof c === 'string' ? fitsToksLike(body, c, maxToks, pre, suf) : spliceFits(body, c.head, c.mid, c.tail, maxToks, pre, suf);
+  const first = k;
   for (; k > 0; k--) {
-    const c = cut(k);
-    if (ok(c)) return pre + cutText(body, c) + suf;
+    let c = cut(k);
+    if (!ok(c)) continue;
+    // The first cut tried fits: one laid out by lines may have left room. Larger budgets are
+    // tried while one of a few in a row still fits, the one that keeps most of the code kept.
+    if (clean !== undefined && k === first) {
+      const kept = (x: CutParts | string): number => (typeof x === 'string' ? x.length : x.head + body.length - x.tail);
+      for (let j = k + 1, miss = 0; j <= top && miss < CLIMB_MISSES; j++) {
+        const d = cut(j);
+        if (ok(d)) {
+          if (kept(d) > kept(c)) c = d;
+          miss = 0;
+        } else miss++;
+      }
+    }
+    return pre + cutText(body, c) + suf;
   }
   return pre + suf;
-}
-
-/**
- * The clean cut of fenced code (`fencedCode`): among the cuts of `body` laid out by lines at the
- * budgets `j` from 1 to `top` (`lineCutParts` of `clean(j)`, a partial line dropped when its
- * text has at most `min(LINE_REACH, j)` units: one per token of the budget it was cut to, so a
- * small cut keeps its partial lines; where it does not fit, the same cut with the partial line of
- * the tail, of the head, or of both dropped), the one that `fits` and keeps the most characters of the
- * code that are not white space (on a tie the one of more tokens, then the largest budget's; a
- * cut given as its text, the mark alone, keeps none), or `undefined` when none fits (`fits`
- * checks a cut against the budget, `count` counts one that fits). Each candidate depends on its own budget
- * only and a larger budget to fit only adds candidates, so a larger budget never keeps less.
- * The candidates are tried downwards from `top`, and the search stops at the first budget whose
- * clean cut keeps no more than the best found: a cut laid out by lines keeps at most what its
- * clean cut keeps (it moves the cut outwards over white space only), and a clean cut at a
- * smaller budget keeps no more (its spans are the reference's prefix and suffix of tokens,
- * moved inwards to whole characters and words). Each candidate counts only what it keeps.
- */
-function cleanLineCut(
-  body: string,
-  clean: (j: number) => CutParts | string,
-  top: number,
-  fits: (c: CutParts | string) => boolean,
-  count: (c: CutParts | string) => number,
-): CutParts | string | undefined {
-  const n = body.length;
-  // What a cut keeps: the characters of the code on both sides of the mark that are not blank
-  // (spaces, tabs and line breaks: the mark's line may bring some of its own).
-  const keeps = (head: number, tail: number): number => n - tail + head - blanksIn(body, 0, head) - blanksIn(body, tail, n);
-  const same = (a: CutParts | string, b: CutParts | string): boolean =>
-    typeof a === 'string' || typeof b === 'string' ? a === b : a.head === b.head && a.tail === b.tail && a.mid === b.mid;
-  let best: CutParts | string | undefined;
-  let bestKept = -1;
-  let bestToks = -1;
-  for (let j = top; j > 0; j--) {
-    const c0 = clean(j);
-    // At most what this cut laid out by lines (or one at a smaller budget) can keep.
-    if (typeof c0 !== 'string' ? keeps(c0.head, c0.tail) < bestKept : bestKept > 0) break;
-    const reach = Math.min(LINE_REACH, j);
-    // The cut, and the same with the partial line of the tail, of the head or of both dropped.
-    for (let v = 0; v < 4; v++) {
-      const c = lineCutParts(body, c0, CUT_MARK, v & 1 ? Infinity : reach, '', v & 2 ? Infinity : reach);
-      const kept = typeof c === 'string' ? 0 : keeps(c.head, c.tail);
-      if (kept < bestKept || (best !== undefined && same(c, best))) continue;
-      if (fits(c)) {
-        // (a tie in what is kept goes to the cut of more tokens: a larger budget never writes fewer)
-        let toks = -1;
-        if (kept === bestKept && best !== undefined) {
-          if (bestToks < 0) bestToks = count(best);
-          toks = count(c);
-        }
-        if (kept > bestKept || toks > bestToks) {
-          best = c;
-          bestKept = kept;
-          bestToks = toks;
-        }
-      }
-      if (typeof c === 'string') break;
-    }
-  }
-  return best;
-}
-
-/** How many units of `s` from `i` to `end` are white space (a space, a tab, a line break). */
-function blanksIn(s: string, i: number, end: number): number {
-  let k = 0;
-  for (; i < end; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) k++;
-  }
-  return k;
 }
 
 /**

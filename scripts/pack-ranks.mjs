@@ -84,7 +84,9 @@ async function pack(toks) {
     put(v % 2 ** 21, 21);
   }
   const HS = Buffer.concat([H, S]);
-  const Z = Buffer.from(await new Promise((done, fail) => zopfliDeflate(HS, { numiterations: 15, blocksplitting: true }, (err, out) => (err ? fail(err) : done(out)))));
+  const Z = Buffer.from(
+    await new Promise((done, fail) => zopfliDeflate(HS, { numiterations: 15, blocksplitting: true }, (err, out) => (err ? fail(err) : done(out)))),
+  );
   if (Buffer.compare(inflateRawSync(Z), HS) !== 0) throw new Error('the compressed table does not inflate back');
   const head = Buffer.alloc(12);
   [n, H.length + S.length, Z.length].forEach((v, i) => head.writeUInt32LE(v, 4 * i));

@@ -19,8 +19,11 @@ describe('evidence scanners', () => {
     );
     expect(texts(urlSpans(t, true))).toEqual(['https://a.org/x', 'https://b.org/y', 'https://c.org/z', 'https://d.org/p', 'https://e.org/q']);
     expect(texts(urlSpans('xhttps://a.org mailto://b ftp://c.org'))).toEqual(['ftp://c.org']);
-    // (a template names no address)
-    expect(texts(urlSpans('f\'http://localhost:{dh_settings["port"]}/x\' and https://a.org/{id} but http://b.org'))).toEqual(['http://b.org']);
+    // (a template's field ends it: what comes before is the address)
+    expect(texts(urlSpans("f'http://localhost:{port}/x' and https://a.org/v1/m?key={key} but https://{host}/r"))).toEqual([
+      'http://localhost',
+      'https://a.org/v1/m?key=',
+    ]);
   });
 
   it('paths: rooted with two parts or an extension, relative with a known extension, bare names', () => {

@@ -29,9 +29,26 @@ function isPathChar(c: number): boolean {
   return isWordChar(c) || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 47;
 }
 
-/** Characters that end a URL: white space, quotes, `<`, `>`, a backtick, `)`, `]`, `\` and `…`. */
+/**
+ * Characters that end a URL: white space, quotes, `<`, `>`, a backtick, `)`, `]`, `\`, `…`, and
+ * `{`, a template's field (`https://host/v1/models?key={api_key}` names `https://host/v1/models?key=`).
+ */
 function endsUrl(c: number): boolean {
-  return c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 96 || c === 41 || c === 93 || c === 92 || c === 0x2026 || c === 0x85 || c === 0xa0;
+  return (
+    c <= 32 ||
+    c === 34 ||
+    c === 39 ||
+    c === 60 ||
+    c === 62 ||
+    c === 96 ||
+    c === 41 ||
+    c === 93 ||
+    c === 92 ||
+    c === 123 ||
+    c === 0x2026 ||
+    c === 0x85 ||
+    c === 0xa0
+  );
 }
 
 /** Whether the text at `e` goes on with a cut mark or `<TRUNCATED>`: what precedes was cut, not whole. */
@@ -92,14 +109,8 @@ function nextUrl(text: string, from: number, skipCut: boolean): number {
     const a = schemeStart(text, i);
     if (a < 0) continue;
     let b = i + 3;
-    let brace = false;
-    for (let c = 0; b < text.length && !endsUrl((c = text.charCodeAt(b))); b++) if (c === 123) brace = true;
+    while (b < text.length && !endsUrl(text.charCodeAt(b))) b++;
     if (b === i + 3) continue;
-    if (brace) {
-      // A template (`f'http://localhost:{port}/x'`) names no address: not a URL.
-      i = b - 3;
-      continue;
-    }
     const e = urlEnd(text, a, b);
     if (e - a <= FACT_MAX && !(skipCut && cutAt(text, b))) {
       foundStart = a;
@@ -113,8 +124,8 @@ function nextUrl(text: string, from: number, skipCut: boolean): number {
 
 /**
  * The URLs in `text` (`http`, `https`, `ftp`, `s3` or `gs`, then `://`, up to a character that
- * ends a URL), in order, but for templates (a `{` in the run: `http://host:{port}`); with
- * `skipCut`, not those a cut mark or `<TRUNCATED>` ends.
+ * ends a URL, a template's `{` among them), in order; with `skipCut`, not those a cut mark or
+ * `<TRUNCATED>` ends.
  */
 export function* urlSpans(text: string, skipCut = false): Generator<Span> {
   for (let i = nextUrl(text, 0, skipCut); i >= 0; i = nextUrl(text, i + 3, skipCut)) {

@@ -101,3 +101,22 @@ export function scratchFolders(prefix: string): (files?: Record<string, string |
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   return (files = {}) => writeTree(join(root, `d${n++}`), files);
 }
+
+/**
+ * {@link scratchFolders} whose folders each hold a `.git` folder, so that the command looks for
+ * settings files no higher than the folder (a repository's root).
+ */
+export function repoFolders(prefix: string): (files?: Record<string, string | Uint8Array>) => string {
+  const folder = scratchFolders(prefix);
+  return (files = {}) => {
+    const d = folder(files);
+    mkdirSync(join(d, '.git'));
+    return d;
+  };
+}
+
+/** {@link runCli} with every token count of both streams written as `T` ({@link tokensT}). */
+export function cliT(args: string[], cwd: string): CliRun {
+  const r = runCli(args, cwd);
+  return { code: r.code, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
+}

@@ -9,27 +9,19 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, type CliRun, cliEnv, runCli, scratchFolders, tokensT } from './built-cli.js';
+import { CLI, type CliRun, cliEnv, cliT, repoFolders, runCli } from './built-cli.js';
 import { ROOT } from './support.js';
 
 const DEMO = readFileSync(join(ROOT, 'notebooks', 'demo.ipynb'));
 const TRY = "Try 'dlg-compact --help' for more information.\n";
 
-function cli(args: string[], cwd: string): CliRun {
-  const r = runCli(args, cwd);
-  return { code: r.code, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
-}
+const cli = cliT;
 
-const folder = scratchFolders('dlg-cli-papercuts-');
 /** A fresh folder holding `files`, with a `.git` folder so that settings are not looked for above it. */
-function repo(files: Record<string, string | Uint8Array> = {}): string {
-  const d = folder(files);
-  mkdirSync(join(d, '.git'));
-  return d;
-}
+const repo = repoFolders('dlg-cli-papercuts-');
 
 describe('settings-file keys that do not apply to the run are ignored', () => {
   it('keep-recent and keep-tools in a flat run: written, no error; -v names what was ignored', () => {

@@ -11,23 +11,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, type CliRun, cliEnv, runCli, scratchFolders, tokensT } from './built-cli.js';
+import { CLI, cliEnv, cliT, repoFolders, scratchFolders, tokensT } from './built-cli.js';
 import { ROOT } from './support.js';
 
 const DEMO = readFileSync(join(ROOT, 'notebooks', 'demo.ipynb'));
 
-function cli(args: string[], cwd: string): CliRun {
-  const r = runCli(args, cwd);
-  return { code: r.code, stdout: tokensT(r.stdout), stderr: tokensT(r.stderr) };
-}
+const cli = cliT;
 
 const folder = scratchFolders('dlg-cli-flow-');
 /** A fresh folder holding `files`, with a `.git` folder so that settings are not looked for above it. */
-function repo(files: Record<string, string | Uint8Array> = {}): string {
-  const d = folder(files);
-  mkdirSync(join(d, '.git'));
-  return d;
-}
+const repo = repoFolders('dlg-cli-flow-');
 
 describe('settings files', () => {
   it('the nearest of .dlg-compact.json, package.json "dlg-compact", pyproject.toml [tool.dlg-compact] applies to each input', () => {

@@ -173,12 +173,12 @@ describe('--max-tokens with the dsl strategy', () => {
     expect(r.code).toBe(1); // --check: a file would be written
     const rec = JSON.parse(r.stdout);
     // (the code cuts keep `fast = df.assign(…`, which the index named as lost when it had 49 tokens)
-    expect(rec.fit).toEqual({ maxTokens: 800, tokens: 785, scale: 0.148651, step: 58, minTokens: 283, indexTokens: 43, raised: 14 });
-    expect(rec.note).toBe('fit into --max-tokens 800: latest budgets ×0.149 (14 cells ×0.162), minimum 283 tokens');
+    expect(rec.fit).toEqual({ maxTokens: 800, tokens: 781, scale: 0.136313, step: 57, minTokens: 305, indexTokens: 38, raised: 14 });
+    expect(rec.note).toBe('fit into --max-tokens 800: latest budgets ×0.136 (14 cells ×0.149), minimum 305 tokens');
     // the pieces by class; the total is the whole document's (the legend in brief and the index too)
     // the floor of each of the 8 code cells is one token higher, for the cut mark in its fence (minimum +8)
     // (code cells' outputs count as code, as in the before counts; results are the replies' tool results)
-    expect(rec.tokens.after).toEqual({ user: 229, assistant: 138, calls: 44, results: 10, code: 194, total: 785 });
+    expect(rec.tokens.after).toEqual({ user: 227, assistant: 127, calls: 43, results: 10, code: 209, total: 781 });
     expect(ls(d)).toEqual(['demo.ipynb']);
   });
 

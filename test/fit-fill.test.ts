@@ -142,3 +142,32 @@ describe('short error results keep a floor of their own', () => {
     expect(dlg2compact(d, { ...ref, maxTokens: floorOf(d, ref) })).not.toContain('NameError');
   });
 });
+
+describe('a traceback longer than the floor keeps its exception line', () => {
+  it('at the smallest budget the output is the exception line; at a larger one, the cut that names it', () => {
+    const d = new Dialog([], { name: 'tb' });
+    const frames = Array.from(
+      { length: 12 },
+      (_, k) => `  File "/srv/app/step${k}.py", line ${k + 10}, in run_${k}\n    result = run_${k + 1}(rows, limit=${k})`,
+    );
+    d.mkMessage('run()', {
+      type: 'code',
+      id: 'c1',
+      output: [
+        {
+          output_type: 'error',
+          ename: 'KeyError',
+          evalue: "'placed'",
+          traceback: ['Traceback (most recent call last):', ...frames, "KeyError: 'placed'"],
+        },
+      ],
+    });
+    const least = floorOf(d);
+    // (the code keeps its floor: the fence and the mark)
+    expect(dlg2compact(d, { maxTokens: least })).toBe(['#_c1', '```python', '…', '```', "> KeyError: 'placed'"].join('\n'));
+    // Budgets that cut the traceback and name the exception keep that cut.
+    const more = dlg2compact(d, { maxTokens: least + 60 });
+    expect(more.startsWith('#_c1\n```python\nrun()\n```\n> Traceback (most recent call last):'), more).toBe(true);
+    expect(more.endsWith("KeyError: 'placed'")).toBe(true);
+  });
+});

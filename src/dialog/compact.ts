@@ -265,7 +265,7 @@ export function fitFlatDocument(
 ): { text: string; report: FitReport } {
   // Replies parsed and rich outputs viewed once for all the probes of the search.
   const memo = flatMemo();
-  const floors = new Map<number, Map<number, string>>();
+  const floors = new Map<number, Map<number, ErrorFloor>>();
   const cells = {
     count: d.messages.length,
     pieces: (i: number, p: Policy) => withErrorFloor(d, i, p, flatCell(d, i, p, memo), floors, memo),
@@ -300,13 +300,40 @@ function mayBeShortError(text: string): boolean {
 }
 
 /**
+ * What a piece keeps at any budget: `text`, unless the piece rendered at the budget already
+ * shows `unless` (a traceback's exception, named in a longer cut).
+ */
+interface ErrorFloor {
+  text: string;
+  unless?: string;
+}
+
+/**
+ * The floor of a code cell's output that ends in a traceback: the exception line
+ * (`> NameError: name 'x' is not defined`, from the error output's `ename` and the first line
+ * of its `evalue`), cut to {@link ERROR_FLOOR_MAX} tokens; undefined when no output is an error.
+ */
+function tracebackFloor(m: Message): ErrorFloor | undefined {
+  const err = m.output.find((o) => o !== null && typeof o === 'object' && (o as Record<string, unknown>).output_type === 'error') as
+    | Record<string, unknown>
+    | undefined;
+  const ename = err === undefined ? undefined : err.ename;
+  if (typeof ename !== 'string' || ename === '') return undefined;
+  const evalue = typeof err!.evalue === 'string' ? dropTerminalControls(err!.evalue).split('\n')[0]!.trim() : '';
+  const text = compactResult(evalue === '' ? ename : `${ename}: ${evalue}`, ERROR_FLOOR_MAX, 'clean');
+  return text === '' ? undefined : { text, unless: ename };
+}
+
+/**
  * A fitted flat cell's pieces with its short error results whole (clean profile): each tool
  * result or code output whose whole rendering has at most {@link ERROR_FLOOR_MAX} tokens and
- * reports an error keeps that rendering at any budget, as a floor of its own. Which pieces
- * these are is found once per cell (`floors`), from a rendering with unlimited result budgets:
- * a cell's pieces stand at the same places whatever its budgets.
+ * reports an error keeps that rendering at any budget, as a floor of its own; a code output
+ * that ends in a longer traceback keeps at least its exception line ({@link tracebackFloor})
+ * where its cut at the budget does not name the exception. Which pieces these are is found
+ * once per cell (`floors`), from a rendering with unlimited result budgets: a cell's pieces
+ * stand at the same places whatever its budgets.
  */
-function withErrorFloor(d: Dialog, i: number, p: Policy, pieces: Piece[] | null, floors: Map<number, Map<number, string>>, memo: FlatMemo): Piece[] | null {
+function withErrorFloor(d: Dialog, i: number, p: Policy, pieces: Piece[] | null, floors: Map<number, Map<number, ErrorFloor>>, memo: FlatMemo): Piece[] | null {
   if (pieces === null || p.profile !== 'clean') return pieces;
   let floor = floors.get(i);
   if (floor === undefined) {
@@ -321,15 +348,21 @@ function withErrorFloor(d: Dialog, i: number, p: Policy, pieces: Piece[] | null,
       const whole = flatCell(d, i, { ...p, resultToks: Number.MAX_SAFE_INTEGER }, memo) ?? [];
       whole.forEach((x, k) => {
         const result = x.cls === 'results' || (m.type === 'code' && k === 2);
-        if (result && REPORTS_ERROR.test(x.text) && fitsToks(x.text, ERROR_FLOOR_MAX)) floor!.set(k, x.text);
+        if (result && REPORTS_ERROR.test(x.text) && fitsToks(x.text, ERROR_FLOOR_MAX)) floor!.set(k, { text: x.text });
       });
+    }
+    // A code output too long for that floor, ending in a traceback: its exception line.
+    if (m.type === 'code' && !floor.has(2)) {
+      const tb = tracebackFloor(m);
+      if (tb !== undefined) floor.set(2, tb);
     }
     floors.set(i, floor);
   }
   if (floor.size === 0) return pieces;
   return pieces.map((x, k) => {
     const keep = floor.get(k);
-    return keep === undefined || keep === x.text ? x : { ...x, text: keep };
+    if (keep === undefined || keep.text === x.text || (keep.unless !== undefined && x.text.includes(keep.unless))) return x;
+    return { ...x, text: keep.text };
   });
 }
 

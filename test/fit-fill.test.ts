@@ -91,6 +91,12 @@ function failing(first = "NameError: name 'x' is not defined"): Dialog {
 /** The smallest budget a dialog fits in. */
 const floorOf = (d: Dialog, policy = {}): number => fitFlatDocument(d, 100_000, policy).report.minTokens;
 
+/** Lines `from` to `to` (exclusive) of a dialog's flat rendering at its smallest budget. */
+const floorLines = (d: Dialog, from: number, to: number): string[] =>
+  dlg2compact(d, { maxTokens: floorOf(d) })
+    .split('\n')
+    .slice(from, to);
+
 describe('short error results keep a floor of their own', () => {
   it('at the smallest budget, a short error result and error output stay whole, another result is dropped', () => {
     const d = failing();
@@ -114,26 +120,14 @@ describe('short error results keep a floor of their own', () => {
 
   it('an exit code is an error too; exit code 0 is not', () => {
     const failed = failing('exit code 1');
-    expect(
-      dlg2compact(failed, { maxTokens: floorOf(failed) })
-        .split('\n')
-        .slice(1, 4),
-    ).toEqual(['! python x.py', '> exit code 1', '! python y.py']);
+    expect(floorLines(failed, 1, 4)).toEqual(['! python x.py', '> exit code 1', '! python y.py']);
     const ok = failing('exit code 0');
-    expect(
-      dlg2compact(ok, { maxTokens: floorOf(ok) })
-        .split('\n')
-        .slice(1, 3),
-    ).toEqual(['! python x.py', '! python y.py']);
+    expect(floorLines(ok, 1, 3)).toEqual(['! python x.py', '! python y.py']);
   });
 
   it('an error result over 24 tokens whole has no floor', () => {
     const long = failing(`NameError: name 'x' is not defined ${'and more words follow here '.repeat(5)}`);
-    expect(
-      dlg2compact(long, { maxTokens: floorOf(long) })
-        .split('\n')
-        .slice(1, 3),
-    ).toEqual(['! python x.py', '! python y.py']);
+    expect(floorLines(long, 1, 3)).toEqual(['! python x.py', '! python y.py']);
   });
 
   it('the reference profile has no such floor', () => {
